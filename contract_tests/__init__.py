@@ -1,0 +1,1 @@
+"""Reusable pytest contract suites for Honcho and DeerFlow-style memory backends."""

@@ -1,0 +1,1 @@
+"""pytest plugin entry point (registered as ``honcho_contract`` via ``pytest11``)."""

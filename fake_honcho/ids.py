@@ -1,0 +1,30 @@
+"""Generated ids and timestamps in Honcho's formats."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+NANOID_ALPHABET = "_-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+NANOID_SIZE = 21
+
+
+class IdFactory:
+    """21-character nanoids; seedable so two fakes given the same seed agree byte for byte."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
+
+    def __call__(self) -> str:
+        return "".join(self._rng.choice(NANOID_ALPHABET) for _ in range(NANOID_SIZE))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def isoformat(moment: datetime) -> str:
+    """ISO-8601 UTC with ``Z``, microseconds only when non-zero, as Honcho serialises."""
+    moment = moment.astimezone(UTC)
+    text = moment.replace(tzinfo=None).isoformat()
+    return text + "Z"

@@ -1,0 +1,89 @@
+"""The fake's whole state: named collections of JSON rows behind one lock.
+
+Every mutation goes through :meth:`Store.put` or :meth:`Store.delete`, which
+notify listeners with the old and new row. Secondary indexes (search, per-session
+message order) and the ``--state-file`` change log are such listeners, so the
+state can be rebuilt by replaying the change records alone. The store holds no
+asyncio objects: several event loops and threads may share one fake.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+Key = str | tuple[str, ...]
+Row = dict[str, Any]
+Listener = Callable[[str, Key, Row | None, Row | None], None]
+
+
+class Store:
+    """Named collections of rows (plain JSON-serialisable dicts), insertion ordered.
+
+    Rows handed out are the stored objects: treat them as read-only and ``put`` a
+    changed copy, so listeners see every change.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._collections: dict[str, dict[Key, Row]] = {}
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(collection, key, old, new)`` after every change (``new`` is None on delete)."""
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        self._listeners.remove(listener)
+
+    def get(self, collection: str, key: Key) -> Row | None:
+        return self._collections.get(collection, {}).get(key)
+
+    def rows(self, collection: str) -> Iterator[Row]:
+        """Rows of ``collection`` in insertion order (a snapshot, safe to mutate the store meanwhile)."""
+        return iter(list(self._collections.get(collection, {}).values()))
+
+    def items(self, collection: str) -> Iterator[tuple[Key, Row]]:
+        return iter(list(self._collections.get(collection, {}).items()))
+
+    def count(self, collection: str) -> int:
+        return len(self._collections.get(collection, {}))
+
+    def put(self, collection: str, key: Key, row: Row) -> None:
+        """Insert or replace a row; a replaced row keeps its insertion position."""
+        with self.lock:
+            table = self._collections.setdefault(collection, {})
+            old = table.get(key)
+            table[key] = row
+            for listener in self._listeners:
+                listener(collection, key, old, row)
+
+    def delete(self, collection: str, key: Key) -> None:
+        with self.lock:
+            table = self._collections.get(collection, {})
+            old = table.pop(key, None)
+            if old is None:
+                return
+            for listener in self._listeners:
+                listener(collection, key, old, None)
+
+    def clear(self) -> None:
+        """Drop every row, telling listeners about each one (indexes empty themselves)."""
+        with self.lock:
+            for collection in list(self._collections):
+                for key, _row in self.items(collection):
+                    self.delete(collection, key)
+            self._collections.clear()
+
+    def collections(self) -> list[str]:
+        return list(self._collections)
+
+
+def encode_key(key: Key) -> str | list[str]:
+    """JSON form of a key (tuples become lists)."""
+    return list(key) if isinstance(key, tuple) else key
+
+
+def decode_key(raw: str | list[str]) -> Key:
+    return tuple(raw) if isinstance(raw, list) else raw

@@ -1,0 +1,1 @@
+"""A DeerFlow-compatible memory backend on top of Honcho v3."""
