@@ -1,23 +1,58 @@
-"""Assembles the Starlette app (temporary skeleton)."""
+"""Assembles the fake's Starlette app from the route modules.
+
+How to add a route
+------------------
+1. In a module of ``fake_honcho/routes/`` (or ``fake_honcho/deriver/routes.py``), write
+   an ``async def handler(request) -> Response``. Reach the fake through
+   ``fake_of(request)`` (``fake_honcho.endpoint``); hold ``fake.store.lock`` around any
+   read-modify-write.
+2. Read input with ``fake_honcho.endpoint``: ``await read_body(request, "SchemaName")``
+   (parsed + validated against ``schemas/SchemaName.json``; 422 in Honcho's shape),
+   ``query_int``/``query_bool``/``query_str``, ``page_params`` from
+   ``fake_honcho.pagination`` and ``compile_filter`` from ``fake_honcho.filters``.
+3. Fail with ``raise HonchoError(status, "real detail text")`` (``fake_honcho.errors``).
+4. Answer with ``respond(request, payload, status=..., schema="Name", many=...)`` so
+   strict fakes check the response against ``schemas/Name.json``.
+5. Append ``Route(path, handler, methods=[...])`` to the module's ``routes`` list.
+   Every non-underscore module in ``fake_honcho/routes/`` is picked up automatically.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import pkgutil
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute
+
+from fake_honcho import routes as routes_package
+from fake_honcho.errors import exception_handlers
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
+DERIVER_ROUTES = "fake_honcho.deriver.routes"
 
-async def health(request: Request) -> JSONResponse:
-    return JSONResponse({"status": "ok"})
+
+def collect_routes() -> list[BaseRoute]:
+    """``routes`` of every module in ``fake_honcho/routes/``, then the deriver's, if any."""
+    modules = [
+        f"{routes_package.__name__}.{info.name}"
+        for info in sorted(pkgutil.iter_modules(routes_package.__path__), key=lambda i: i.name)
+        if not info.name.startswith("_")
+    ]
+    if importlib.util.find_spec(DERIVER_ROUTES) is not None:
+        modules.append(DERIVER_ROUTES)
+    collected: list[BaseRoute] = []
+    for name in modules:
+        collected.extend(getattr(importlib.import_module(name), "routes", []))
+    return collected
 
 
 def build_app(fake: FakeHoncho) -> Starlette:
-    app = Starlette(routes=[Route("/health", health)])
+    """A Starlette app serving Honcho v3's routes over ``fake``'s state."""
+    app = Starlette(routes=collect_routes(), exception_handlers=dict(exception_handlers))
     app.state.fake = fake
     return app

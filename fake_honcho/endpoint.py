@@ -1,0 +1,210 @@
+"""What every route handler needs: read the body and query as FastAPI would, answer JSON.
+
+Handlers stay small: ``body = await read_body(request, "PeerCreate")`` gives a parsed,
+schema-checked body or raises the exact 422 Honcho sends; ``respond(request, row,
+schema="Peer")`` renders a row and, when the fake is strict, checks it against the
+response schema first.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
+from fake_honcho.schemas import default_schemas
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
+
+METADATA_MAX_KEYS = 100
+METADATA_MAX_DEPTH = 5
+
+_TRUE = {"1", "on", "t", "true", "y", "yes"}
+_FALSE = {"0", "off", "f", "false", "n", "no"}
+
+
+def fake_of(request: Request) -> FakeHoncho:
+    fake: FakeHoncho = request.app.state.fake
+    return fake
+
+
+async def read_json(request: Request, *, required: bool = True) -> Any:
+    """The JSON body; ``None`` for an absent body when it is optional (list routes)."""
+    raw = await request.body()
+    if not raw:
+        if required:
+            raise missing_body()
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise json_invalid(error) from None
+    except UnicodeDecodeError:
+        raise invalid(
+            "json_invalid", ("body", 0), "JSON decode error", {}, {"error": "Invalid UTF-8"}
+        ) from None
+
+
+async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
+    """The JSON body checked against ``schemas/<schema>.json`` (unless validation is off)."""
+    body = await read_json(request, required=required)
+    if body is None and not required:
+        return None
+    if fake_of(request).validate:
+        default_schemas().check_request(schema, body)
+    return body
+
+
+def check_metadata(value: Any, loc: Loc) -> Any:
+    """Honcho's metadata rules (100 top-level keys, depth 5); returns it NUL-stripped."""
+    if not isinstance(value, dict):
+        return value
+    if len(value) > METADATA_MAX_KEYS:
+        raise value_error(
+            loc, f"Metadata exceeds maximum of {METADATA_MAX_KEYS} top-level keys", value
+        )
+    if _depth(value) > METADATA_MAX_DEPTH:
+        raise value_error(
+            loc, f"Metadata nesting exceeds maximum depth of {METADATA_MAX_DEPTH}", value
+        )
+    return strip_nul(value)
+
+
+def _depth(value: dict[str, Any]) -> int:
+    nested = [_depth(child) for child in value.values() if isinstance(child, dict)]
+    return 1 + max(nested, default=0)
+
+
+def strip_nul(value: Any) -> Any:
+    """Remove NUL characters from every string inside ``value`` (as Honcho does)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {strip_nul(key): strip_nul(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [strip_nul(child) for child in value]
+    return value
+
+
+def query_str(request: Request, name: str) -> str | None:
+    return request.query_params.get(name)
+
+
+def query_int(
+    request: Request,
+    name: str,
+    default: int | None,
+    *,
+    ge: int | None = None,
+    le: int | None = None,
+) -> int | None:
+    """An integer query parameter with FastAPI's 422 items on bad values."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise invalid(
+            "int_parsing",
+            ("query", name),
+            "Input should be a valid integer, unable to parse string as an integer",
+            raw,
+        ) from None
+    if ge is not None and value < ge:
+        raise invalid(
+            "greater_than_equal",
+            ("query", name),
+            f"Input should be greater than or equal to {ge}",
+            raw,
+            {"ge": ge},
+        )
+    if le is not None and value > le:
+        raise invalid(
+            "less_than_equal",
+            ("query", name),
+            f"Input should be less than or equal to {le}",
+            raw,
+            {"le": le},
+        )
+    return value
+
+
+def query_float(
+    request: Request, name: str, *, ge: float | None = None, le: float | None = None
+) -> float | None:
+    """An optional float query parameter with FastAPI's 422 items on bad values."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise invalid(
+            "float_parsing",
+            ("query", name),
+            "Input should be a valid number, unable to parse string as a number",
+            raw,
+        ) from None
+    if ge is not None and value < ge:
+        raise invalid(
+            "greater_than_equal",
+            ("query", name),
+            f"Input should be greater than or equal to {ge}",
+            raw,
+            {"ge": ge},
+        )
+    if le is not None and value > le:
+        raise invalid(
+            "less_than_equal",
+            ("query", name),
+            f"Input should be less than or equal to {le}",
+            raw,
+            {"le": le},
+        )
+    return value
+
+
+def query_bool(request: Request, name: str, default: bool) -> bool:
+    """A boolean query parameter parsed with pydantic's accepted spellings."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    word = raw.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise invalid(
+        "bool_parsing",
+        ("query", name),
+        "Input should be a valid boolean, unable to interpret input",
+        raw,
+    )
+
+
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    """A row without its internal (``_``-prefixed) keys."""
+    return {key: value for key, value in row.items() if not key.startswith("_")}
+
+
+def respond(
+    request: Request,
+    payload: Any,
+    *,
+    status: int = 200,
+    schema: str | None = None,
+    many: bool = False,
+) -> Response:
+    """``payload`` as JSON; checked against ``schema`` first when the fake is strict."""
+    if schema is not None and fake_of(request).strict:
+        default_schemas().check_response(schema, payload, many=many)
+    return JSONResponse(payload, status_code=status)
+
+
+def no_content() -> Response:
+    return Response(status_code=204)

@@ -1,0 +1,456 @@
+"""Honcho's filter language, compiled to a predicate over stored rows.
+
+Follows ``src/utils/filter.py`` of the server: ``AND``/``OR``/``NOT`` lists (``NOT``
+is ``IS NOT TRUE`` per sub-filter, AND-ed), operator objects (``gte lte gt lt ne in
+contains icontains``), ``"*"`` matching everything, ``null`` as ``IS NULL``, a bare
+list as ``in`` on plain columns, and ``metadata`` as JSONB containment with operator
+objects allowed per metadata key. Keys and values are checked while compiling, so a
+bad filter is a 422 whatever the data, with the server's texts.
+
+SQL's three-valued logic is kept where it shows: a comparison with a missing value is
+false, ``ne`` is ``IS DISTINCT FROM``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from fake_honcho.errors import HonchoError
+from fake_honcho.state import Row
+
+Predicate = Callable[[Row], bool]
+
+COMPARISON_OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne", "in", "contains", "icontains"})
+NUMERIC_OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne"})
+MAX_DEPTH = 5
+
+# External key -> (internal column name, python type of the column).
+_COLUMNS: dict[str, tuple[str, type]] = {
+    "id": ("name", str),
+    "created_at": ("created_at", datetime),
+    "is_active": ("is_active", bool),
+    "workspace_id": ("workspace_name", str),
+    "session_id": ("session_name", str),
+    "peer_id": ("peer_name", str),
+    "metadata": ("h_metadata", dict),
+    "token_count": ("token_count", int),
+}
+
+GENERIC_KEYS = (
+    "id",
+    "created_at",
+    "is_active",
+    "workspace_id",
+    "session_id",
+    "peer_id",
+    "metadata",
+)
+MESSAGE_KEYS = ("workspace_id", "session_id", "peer_id", "token_count", "created_at", "metadata")
+
+
+class Model:
+    """What a filter may name for one resource: its allowed keys and real columns."""
+
+    def __init__(self, name: str, allowed: tuple[str, ...], columns: tuple[str, ...]) -> None:
+        self.name = name
+        self.allowed = allowed
+        self.columns = frozenset(columns)
+
+
+WORKSPACE = Model("Workspace", GENERIC_KEYS, ("id", "created_at", "metadata"))
+PEER = Model("Peer", GENERIC_KEYS, ("id", "created_at", "workspace_id", "metadata"))
+SESSION = Model(
+    "Session", GENERIC_KEYS, ("id", "created_at", "is_active", "workspace_id", "metadata")
+)
+MESSAGE = Model("Message", MESSAGE_KEYS, MESSAGE_KEYS)
+
+
+def filter_error(detail: str) -> HonchoError:
+    return HonchoError(422, detail)
+
+
+def compile_filter(filters: dict[str, Any] | None, model: Model) -> Predicate | None:
+    """A predicate for ``filters`` (``None`` when it selects everything)."""
+    if filters is None:
+        return None
+    return _compile(filters, model, 0)
+
+
+def matches_all(predicate: Predicate | None, row: Row) -> bool:
+    return predicate is None or predicate(row)
+
+
+def _compile(filters: Any, model: Model, depth: int) -> Predicate | None:
+    if depth > MAX_DEPTH:
+        raise filter_error("Filter nesting exceeds maximum depth of 5")
+    if not isinstance(filters, dict):
+        raise filter_error("Invalid filter configuration")
+    parts: list[Predicate] = []
+    for logical in ("AND", "OR", "NOT"):
+        if logical not in filters:
+            continue
+        value = filters[logical]
+        if logical == "NOT" and value is None:
+            raise filter_error("NOT operator cannot be None")
+        if not isinstance(value, list):
+            raise filter_error(f"{logical} operator must contain a list, got {_type_name(value)}")
+        subs = [p for p in (_compile(sub, model, depth + 1) for sub in value) if p is not None]
+        if not subs:
+            continue
+        if logical == "AND":
+            parts.append(_all(subs))
+        elif logical == "OR":
+            parts.append(_any(subs))
+        else:
+            parts.append(_none(subs))
+    for key, value in filters.items():
+        if key in ("AND", "OR", "NOT"):
+            continue
+        condition = _field(key, value, model)
+        if condition is not None:
+            parts.append(condition)
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else _all(parts)
+
+
+def _all(parts: list[Predicate]) -> Predicate:
+    return lambda row: all(p(row) for p in parts)
+
+
+def _any(parts: list[Predicate]) -> Predicate:
+    return lambda row: any(p(row) for p in parts)
+
+
+def _none(parts: list[Predicate]) -> Predicate:
+    """``NOT [...]``: each sub-filter ``IS NOT TRUE``, AND-ed."""
+    return lambda row: not any(p(row) for p in parts)
+
+
+def _contains(key: str, wanted: Any) -> Predicate:
+    return lambda row: jsonb_contains(row.get(key), wanted)
+
+
+def _text_contains(key: str, pattern: re.Pattern[str]) -> Predicate:
+    return lambda row: _text_matches(row.get(key), pattern)
+
+
+def _field(key: str, value: Any, model: Model) -> Predicate | None:
+    if key not in model.allowed:
+        raise filter_error(
+            f"Column '{key}' is not allowed to be filtered on or does not exist on {model.name}"
+        )
+    if key not in model.columns:
+        raise filter_error(f"Column '{key}' does not exist on {model.name}")
+    column, kind = _COLUMNS[key]
+    if _is_wildcard(value):
+        return None
+    if value is None:
+        return lambda row: row.get(key) is None
+    if isinstance(value, list) and kind is not dict:
+        value = {"in": value}
+    if isinstance(value, dict):
+        if any(op in COMPARISON_OPERATORS for op in value):
+            return _comparisons(key, column, kind, value)
+        if kind is dict:
+            return _metadata_fields(key, value)
+        raise filter_error(
+            f"Invalid filter for column '{key}': unsupported operator(s) {sorted(value)}. "
+            f"Expected one of {sorted(COMPARISON_OPERATORS)} or a scalar value."
+        )
+    operand = _coerce(column, kind, value)
+    if kind is dict:
+        return _contains(key, operand)
+    return _compare(key, kind, "eq", operand)
+
+
+def _comparisons(
+    key: str, column: str, kind: type, comparisons: dict[str, Any]
+) -> Predicate | None:
+    parts: list[Predicate] = []
+    for operator, operand in comparisons.items():
+        if operator not in COMPARISON_OPERATORS:
+            raise filter_error(f"Unsupported comparison operator: {operator}")
+        if _is_wildcard(operand):
+            continue
+        if operand is None:
+            if operator != "ne":
+                raise filter_error(
+                    f"Operator '{operator}' does not accept null. Use {{\"ne\": null}} for a "
+                    "not-null check, or null on its own for a null check."
+                )
+            parts.append(lambda row: row.get(key) is not None)
+            continue
+        if operator == "in":
+            if not isinstance(operand, list):
+                raise filter_error(
+                    f"Invalid value for 'in' operator: {operand}. Expected an iterable "
+                    f"(list, tuple, set), got {_type_name(operand)}"
+                )
+            if "*" in operand:
+                continue
+            members = [_coerce(column, kind, item, operator) for item in operand]
+            parts.append(_membership(key, kind, members))
+            continue
+        coerced = _coerce(column, kind, operand, operator)
+        if operator in ("contains", "icontains"):
+            if kind is dict:
+                parts.append(_contains(key, coerced))
+            else:
+                parts.append(_text_contains(key, _literal_pattern(str(operand))))
+            continue
+        parts.append(_compare(key, kind, operator, coerced))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else _all(parts)
+
+
+def _literal_pattern(text: str) -> re.Pattern[str]:
+    """``ILIKE '%text%'`` with the operand escaped, as the server builds it."""
+    return re.compile(re.escape(text), re.IGNORECASE | re.DOTALL)
+
+
+def _text_matches(value: Any, pattern: re.Pattern[str]) -> bool:
+    return isinstance(value, str) and pattern.search(value) is not None
+
+
+def _membership(key: str, kind: type, members: list[Any]) -> Predicate:
+    if kind is datetime:
+        return lambda row: (v := _row_datetime(row.get(key))) is not None and v in members
+    if kind is int:
+        return lambda row: (v := row.get(key)) is not None and Decimal(v) in members
+    allowed = set(members)
+    return lambda row: row.get(key) in allowed
+
+
+def _compare(key: str, kind: type, operator: str, operand: Any) -> Predicate:
+    def read(row: Row) -> Any:
+        value = row.get(key)
+        if value is None:
+            return None
+        if kind is datetime:
+            return _row_datetime(value)
+        if kind is int:
+            return Decimal(value)
+        return value
+
+    return _operator(read, operator, operand)
+
+
+def _operator(read: Callable[[Row], Any], operator: str, operand: Any) -> Predicate:
+    if operator == "ne":
+        return lambda row: read(row) != operand
+    test: Callable[[Any, Any], bool] = {
+        "eq": lambda a, b: a == b,
+        "gte": lambda a, b: a >= b,
+        "lte": lambda a, b: a <= b,
+        "gt": lambda a, b: a > b,
+        "lt": lambda a, b: a < b,
+    }[operator]
+
+    def predicate(row: Row) -> bool:
+        value = read(row)
+        if value is None:
+            return False
+        try:
+            return test(value, operand)
+        except TypeError:
+            return False
+
+    return predicate
+
+
+def _coerce(column: str, kind: type, value: Any, operator: str = "") -> Any:
+    """The server's ``_coerce_operand``: bind ``value`` to the column's type or refuse."""
+    if kind is dict:
+        if operator in ("", "contains") and isinstance(value, dict | list):
+            return value
+        raise filter_error(
+            f"Invalid filter for column '{column}': a JSONB column takes an object, "
+            "optionally under 'contains'"
+        )
+    if operator in ("contains", "icontains"):
+        if kind is not str:
+            raise filter_error(
+                f"Operator '{operator}' requires a text column, but '{column}' is {kind.__name__}"
+            )
+        return value
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise filter_error(
+            f"Invalid value for column '{column}': expected true or false, got {_type_name(value)}"
+        )
+    if kind is datetime:
+        if isinstance(value, str):
+            parsed = parse_datetime(value)
+            if parsed is None:
+                raise filter_error(f"Invalid datetime value: {value}")
+            return parsed
+        raise filter_error(
+            f"Invalid value for column '{column}': expected a datetime, got {_type_name(value)}"
+        )
+    if kind is int:
+        return _numeric(value)
+    if not isinstance(value, str):
+        raise filter_error(
+            f"Invalid value for column '{column}': expected a string, got {_type_name(value)}"
+        )
+    return value
+
+
+def _numeric(value: Any) -> Decimal:
+    if isinstance(value, bool):
+        return Decimal(int(value))
+    if isinstance(value, int | float):
+        return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise filter_error(
+            f"Invalid numeric value: {value}. Expected a number, got {_type_name(value)}"
+        ) from None
+
+
+def parse_datetime(text: str) -> datetime | None:
+    """A filter's datetime: ISO 8601 (``Z`` or offset), naive values taken as UTC."""
+    text = text.strip()
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _row_datetime(value: Any) -> datetime | None:
+    return parse_datetime(value) if isinstance(value, str) else None
+
+
+def _metadata_fields(key: str, conditions: dict[str, Any]) -> Predicate | None:
+    """``{"metadata": {"k": v, "n": {"gte": 5}}}``: containment or ``->>`` comparisons."""
+    parts: list[Predicate] = []
+    for field, wanted in conditions.items():
+        if isinstance(wanted, dict) and any(op in COMPARISON_OPERATORS for op in wanted):
+            for operator, operand in wanted.items():
+                condition = _metadata_comparison(key, field, operator, operand)
+                if condition is not None:
+                    parts.append(condition)
+        elif not _is_wildcard(wanted):
+            parts.append(_contains(key, {field: wanted}))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else _all(parts)
+
+
+def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> Predicate | None:
+    if operator not in COMPARISON_OPERATORS:
+        raise filter_error(f"Unsupported comparison operator: {operator}")
+    if _is_wildcard(operand):
+        return None
+
+    def text_of(row: Row) -> str | None:
+        metadata = row.get(key)
+        if not isinstance(metadata, dict) or field not in metadata:
+            return None
+        return _astext(metadata[field])
+
+    if operator in NUMERIC_OPERATORS:
+        return _metadata_numeric(text_of, operator, operand)
+    if operator == "in":
+        if isinstance(operand, str) or not isinstance(operand, list | dict):
+            raise filter_error(
+                f"Invalid value for 'in' operator: {operand}. Expected an iterable "
+                f"(list, tuple, set), got {_type_name(operand)}"
+            )
+        if "*" in operand:
+            return None
+        allowed = {str(item) for item in operand}
+        return lambda row: text_of(row) in allowed
+    pattern = _literal_pattern(str(operand))
+    return lambda row: _text_matches(text_of(row), pattern)
+
+
+def _metadata_numeric(
+    text_of: Callable[[Row], str | None], operator: str, operand: Any
+) -> Predicate:
+    """``metadata->>field`` compared numerically, as text, or as ``true``/``false``."""
+    if isinstance(operand, bool):
+        return _operator(text_of, operator, str(operand).lower())
+    number: Decimal | None = None
+    if isinstance(operand, int | float):
+        number = _numeric(operand)
+    elif isinstance(operand, str):
+        try:
+            number = Decimal(operand.strip())
+        except InvalidOperation:
+            number = None
+        if number is not None and not number.is_finite():
+            number = None
+    else:
+        raise filter_error(
+            f"Invalid value for numeric operator: {operand}. Expected a number, got "
+            f"{_type_name(operand)}"
+        )
+    if number is None:
+        return _operator(text_of, operator, operand)
+
+    def as_number(row: Row) -> Decimal | None:
+        text = text_of(row)
+        if text is None or text == "":
+            return None
+        try:
+            return Decimal(text)
+        except InvalidOperation:
+            return None
+
+    return _operator(as_number, operator, number)
+
+
+def _astext(value: Any) -> str | None:
+    """PostgreSQL's ``jsonb ->> key`` rendering."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def jsonb_contains(container: Any, contained: Any) -> bool:
+    """PostgreSQL's ``@>`` on JSON values."""
+    if isinstance(contained, dict):
+        return isinstance(container, dict) and all(
+            name in container and jsonb_contains(container[name], value)
+            for name, value in contained.items()
+        )
+    if isinstance(contained, list):
+        if not isinstance(container, list):
+            return False
+        return all(any(jsonb_contains(item, wanted) for item in container) for wanted in contained)
+    if isinstance(container, list) and not isinstance(contained, dict | list):
+        return False
+    if isinstance(contained, bool) or isinstance(container, bool):
+        return type(contained) is type(container) and contained == container
+    return bool(container == contained)
+
+
+def _is_wildcard(value: Any) -> bool:
+    return isinstance(value, str) and value == "*"
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "dict",
+        list: "list",
+        str: "str",
+        int: "int",
+        float: "float",
+        bool: "bool",
+        type(None): "NoneType",
+    }.get(type(value), type(value).__name__)

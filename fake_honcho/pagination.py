@@ -1,0 +1,60 @@
+"""``fastapi-pagination``'s ``Page``: query ``page`` (>= 1) and ``size`` (1..100, default 50).
+
+An empty result is ``{"items": [], "total": 0, "page": 1, "size": 50, "pages": 0}``; a
+page past the end has no items but the true ``total`` and ``pages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from starlette.requests import Request
+
+from fake_honcho.endpoint import query_bool, query_int
+
+T = TypeVar("T")
+
+DEFAULT_SIZE = 50
+MAX_SIZE = 100
+
+
+@dataclass(frozen=True)
+class PageParams:
+    page: int = 1
+    size: int = DEFAULT_SIZE
+    reverse: bool = False
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.size
+
+
+def page_params(request: Request, *, with_reverse: bool = True) -> PageParams:
+    """``page``/``size`` (and ``reverse`` on the POST list routes) from the query string."""
+    page = query_int(request, "page", 1, ge=1)
+    size = query_int(request, "size", DEFAULT_SIZE, ge=1, le=MAX_SIZE)
+    reverse = query_bool(request, "reverse", False) if with_reverse else False
+    assert page is not None and size is not None
+    return PageParams(page=page, size=size, reverse=reverse)
+
+
+def page_of(rows: Sequence[T], params: PageParams, render: Callable[[T], Any]) -> dict[str, Any]:
+    """One page of ``rows`` (already filtered and in order; ``reverse`` applied here)."""
+    total = len(rows)
+    start = params.offset
+    if params.reverse:
+        # Walk from the end without copying the whole sequence.
+        stop_index = total - start
+        first = max(stop_index - params.size, 0)
+        window = [rows[i] for i in range(stop_index - 1, first - 1, -1)] if stop_index > 0 else []
+    else:
+        window = list(rows[start : start + params.size])
+    return {
+        "items": [render(row) for row in window],
+        "total": total,
+        "page": params.page,
+        "size": params.size,
+        "pages": -(-total // params.size),
+    }
