@@ -1,0 +1,214 @@
+"""A small synchronous Honcho v3 client: one ``httpx.Client``, escaped paths, one error type."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .config import HonchoConfig
+
+__all__ = ["HonchoClient", "HonchoRequestError"]
+
+_DETAIL_CHARS = 200
+
+
+class HonchoRequestError(RuntimeError):
+    """A Honcho call failed: transport error, non-2xx status or a non-JSON 2xx body.
+
+    ``status`` is ``None`` when no response arrived. ``reached_server`` is
+    ``False`` only when the connection was never established, i.e. the server
+    cannot have processed the request.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        status: int | None,
+        reason: str,
+        *,
+        reached_server: bool = True,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        self.reached_server = reached_server
+        where = f"{method} {path}" + (f" -> {status}" if status is not None else "")
+        super().__init__(f"Honcho request failed: {where}: {reason}")
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+def _workspace_path(workspace: str) -> str:
+    return f"/v3/workspaces/{_segment(workspace)}"
+
+
+def _session_path(workspace: str, session_id: str) -> str:
+    return f"{_workspace_path(workspace)}/sessions/{_segment(session_id)}"
+
+
+def _dumps(payload: Any) -> bytes:
+    # Compact separators and raw UTF-8 keep the wire cost close to the content size.
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class HonchoClient:
+    """The handful of Honcho routes the memory backend needs.
+
+    ``transport`` replaces the network (``httpx.MockTransport`` or the fake's
+    transport in tests). A request that fails before a connection exists is
+    retried once; nothing is retried after the server may have seen it.
+    """
+
+    def __init__(self, config: HonchoConfig, *, transport: httpx.BaseTransport | None = None):
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if config.api_key:
+            headers["Authorization"] = f"Bearer {config.api_key}"
+        self._secret = config.api_key
+        self._http = httpx.Client(
+            base_url=config.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(config.timeout_seconds, connect=config.connect_timeout_seconds),
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"HonchoClient(base_url={str(self._http.base_url)!r})"
+
+    @property
+    def closed(self) -> bool:
+        return self._http.is_closed
+
+    def close(self) -> None:
+        self._http.close()
+
+    # -- routes ---------------------------------------------------------------
+
+    def health(self) -> Any:
+        """``GET /health``."""
+        return self._request("GET", "/health")
+
+    def get_or_create_workspace(self, workspace: str) -> Any:
+        """``POST /v3/workspaces``: 201 when created, 200 when it existed."""
+        return self._request("POST", "/v3/workspaces", {"id": workspace})
+
+    def get_or_create_session(
+        self, workspace: str, session_id: str, peer_ids: Iterable[str] = ()
+    ) -> Any:
+        """``POST .../sessions``; the ``peers`` map creates and joins the peers in the same call."""
+        payload: dict[str, Any] = {"id": session_id}
+        peers: dict[str, dict[str, Any]] = {peer: {} for peer in peer_ids}
+        if peers:
+            payload["peers"] = peers
+        return self._request("POST", f"{_workspace_path(workspace)}/sessions", payload)
+
+    def newest_messages(self, workspace: str, session_id: str, *, size: int = 100) -> list[Any]:
+        """The session's newest messages, newest first (an unknown session has none)."""
+        page = self._request(
+            "POST",
+            f"{_session_path(workspace, session_id)}/messages/list",
+            {},
+            params={"reverse": "true", "size": str(size), "page": "1"},
+        )
+        items = page.get("items") if isinstance(page, Mapping) else None
+        return list(items) if isinstance(items, list) else []
+
+    def add_messages(
+        self, workspace: str, session_id: str, messages: Sequence[Mapping[str, Any]]
+    ) -> Any:
+        """``POST .../messages`` with one batch (Honcho accepts 1..100 messages)."""
+        return self._request(
+            "POST",
+            f"{_session_path(workspace, session_id)}/messages",
+            {"messages": list(messages)},
+        )
+
+    def working_representation(
+        self, workspace: str, peer_id: str, *, search_query: str | None = None
+    ) -> str:
+        """The peer's representation text (``""`` when Honcho has none).
+
+        ``max_conclusions`` only matters alongside ``search_query``, so it is
+        left to the server default; a query is sent only when there is one.
+        """
+        payload: dict[str, Any] = {}
+        if search_query:
+            payload["search_query"] = search_query
+        data = self._request(
+            "POST",
+            f"{_workspace_path(workspace)}/peers/{_segment(peer_id)}/representation",
+            payload,
+        )
+        text = data.get("representation") if isinstance(data, Mapping) else None
+        return text if isinstance(text, str) else ""
+
+    def search(
+        self,
+        workspace: str,
+        query: str,
+        *,
+        limit: int = 10,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Any]:
+        """``POST .../search``: messages in the workspace, best match first."""
+        payload: dict[str, Any] = {"query": query, "limit": limit}
+        if filters:
+            payload["filters"] = dict(filters)
+        data = self._request("POST", f"{_workspace_path(workspace)}/search", payload)
+        return list(data) if isinstance(data, list) else []
+
+    # -- transport --------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        payload: Any = None,
+        *,
+        params: Mapping[str, str] | None = None,
+    ) -> Any:
+        body = None if payload is None else _dumps(payload)
+        response = self._send(method, path, body, params)
+        if response.is_error:
+            raise HonchoRequestError(
+                method, path, response.status_code, self._detail(response.text)
+            )
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise HonchoRequestError(
+                method, path, response.status_code, "response is not JSON"
+            ) from None
+
+    def _send(
+        self, method: str, path: str, body: bytes | None, params: Mapping[str, str] | None
+    ) -> httpx.Response:
+        try:
+            return self._http.request(method, path, content=body, params=params)
+        except httpx.ConnectError:
+            pass  # refused or unresolvable: the request never left, so one retry is safe
+        except httpx.HTTPError as exc:
+            raise self._transport_error(method, path, exc) from None
+        try:
+            return self._http.request(method, path, content=body, params=params)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(method, path, exc) from None
+
+    def _transport_error(self, method: str, path: str, exc: Exception) -> HonchoRequestError:
+        reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+        reason = f"{type(exc).__name__}: {self._detail(str(exc))}"
+        return HonchoRequestError(method, path, None, reason, reached_server=reached)
+
+    def _detail(self, text: str) -> str:
+        """Shorten server or transport text and scrub the api key from it."""
+        if self._secret:
+            text = text.replace(self._secret, "[redacted]")
+        return text.strip()[:_DETAIL_CHARS] or "(empty)"

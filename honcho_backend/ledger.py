@@ -1,0 +1,108 @@
+"""What each thread's Honcho session already holds, in bounded memory.
+
+DeerFlow passes the full history on every turn. The ledger remembers the keys
+of recently stored messages per thread so only the new tail is sent. Both the
+number of threads (LRU) and the keys per thread are capped.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, TypeVar
+
+from .messages import Outgoing
+
+__all__ = ["BoundedLRU", "ThreadLedger", "ThreadState"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+KEYS_PER_THREAD = 256
+_LOCK_STRIPES = 64
+
+
+class BoundedLRU(Generic[K, V]):
+    """A thread-safe mapping that forgets its least recently used entries."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
+
+    def pop(self, key: K) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
+
+class ThreadState:
+    """Keys of the newest messages known to be in one Honcho session."""
+
+    def __init__(self, keys: Iterable[str] = ()) -> None:
+        self._keys: OrderedDict[str, None] = OrderedDict()
+        self.remember(keys)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def remember(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            self._keys[key] = None
+            self._keys.move_to_end(key)
+        while len(self._keys) > KEYS_PER_THREAD:
+            self._keys.popitem(last=False)
+
+    def unsent(
+        self, outgoing: Sequence[Outgoing], fingerprint: Callable[[Outgoing], str]
+    ) -> list[Outgoing]:
+        """The messages after the last one the session is known to hold."""
+        for index in range(len(outgoing) - 1, -1, -1):
+            message = outgoing[index]
+            if message.key in self._keys or fingerprint(message) in self._keys:
+                return list(outgoing[index + 1 :])
+        return list(outgoing)
+
+
+class ThreadLedger:
+    """Per-thread ``ThreadState``s (LRU-bounded) plus striped per-thread locks."""
+
+    def __init__(self, max_threads: int) -> None:
+        self._states: BoundedLRU[tuple[str, str], ThreadState] = BoundedLRU(max_threads)
+        self._locks = [threading.Lock() for _ in range(_LOCK_STRIPES)]
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def lock_for(self, thread: tuple[str, str]) -> threading.Lock:
+        """Serialises writes to one session, so concurrent adds never send a message twice."""
+        stripe = zlib.crc32("\0".join(thread).encode("utf-8")) % _LOCK_STRIPES
+        return self._locks[stripe]
+
+    def get(self, thread: tuple[str, str]) -> ThreadState | None:
+        return self._states.get(thread)
+
+    def put(self, thread: tuple[str, str], state: ThreadState) -> None:
+        self._states.put(thread, state)
+
+    def forget(self, thread: tuple[str, str]) -> None:
+        """Drop what is known, so the next write re-reads the session first."""
+        self._states.pop(thread)
