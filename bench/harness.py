@@ -1,0 +1,115 @@
+"""Timing: warm-up, calibrated batches, interleaved repeats, medians.
+
+A *batch* is a callable ``run(n)`` that performs the operation ``n`` times. Sync and
+async operations both become batches (an async batch awaits ``n`` calls inside one
+``run_until_complete``), so one timing loop serves both. Candidates that are compared
+with each other are timed in interleaved rounds: a slow spell on a shared machine then
+hits every candidate instead of skewing one ratio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import statistics
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from time import perf_counter_ns
+
+Batch = Callable[[int], object]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sizes and repeat counts: ``quick`` trades precision for a run under a minute."""
+
+    quick: bool = False
+
+    @property
+    def repeats(self) -> int:
+        return 5 if self.quick else 15
+
+    @property
+    def round_ns(self) -> int:
+        """Target duration of one timed batch (the batch size is calibrated to it)."""
+        return 15_000_000 if self.quick else 60_000_000
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Nanoseconds per operation for each repeat; the median is the reported figure."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def spread(self) -> float:
+        """Relative interquartile range, a quick noise indicator."""
+        if len(self.samples) < 4:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.samples, n=4)
+        return (q3 - q1) / self.median
+
+
+def repeat_sync(call: Callable[[], object]) -> Batch:
+    def run(n: int) -> None:
+        for _ in range(n):
+            call()
+
+    return run
+
+
+def repeat_async(loop: asyncio.AbstractEventLoop, call: Callable[[], Awaitable[object]]) -> Batch:
+    async def many(n: int) -> None:
+        for _ in range(n):
+            await call()
+
+    def run(n: int) -> None:
+        loop.run_until_complete(many(n))
+
+    return run
+
+
+def _time(batch: Batch, n: int) -> float:
+    start = perf_counter_ns()
+    batch(n)
+    return (perf_counter_ns() - start) / n
+
+
+def calibrate(batch: Batch, round_ns: int, *, limit: int = 100_000) -> int:
+    """How many calls make one timed round last about ``round_ns`` (after a warm-up call)."""
+    batch(1)
+    n = 1
+    while True:
+        per_call = _time(batch, n)
+        if per_call * n * 4 >= round_ns or n >= limit:
+            return max(1, min(limit, int(round_ns / max(per_call, 1.0))))
+        n *= 4
+
+
+def compare(batches: Mapping[str, Batch], settings: Settings) -> dict[str, Timing]:
+    """Time every batch in interleaved rounds; each keeps its own calibrated batch size."""
+    sizes = {name: calibrate(batch, settings.round_ns) for name, batch in batches.items()}
+    samples: dict[str, list[float]] = {name: [] for name in batches}
+    for _ in range(settings.repeats):
+        for name, batch in batches.items():
+            gc.collect()
+            samples[name].append(_time(batch, sizes[name]))
+    return {name: Timing(tuple(values)) for name, values in samples.items()}
+
+
+def measure(batch: Batch, settings: Settings) -> Timing:
+    return compare({"only": batch}, settings)["only"]
+
+
+def latencies(call: Callable[[], object], count: int) -> list[float]:
+    """Nanoseconds of each of ``count`` single calls (for per-query latency distributions)."""
+    out = []
+    for _ in range(count):
+        start = perf_counter_ns()
+        call()
+        out.append(float(perf_counter_ns() - start))
+    return out

@@ -1,0 +1,37 @@
+"""Benchmark 6: wall time of the contract suite against the fake, run as CI runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.harness import Settings
+from bench.report import Table, verdict
+
+REPO = Path(__file__).resolve().parent.parent
+SUITE = "tests/contract"
+COMMAND = [sys.executable, "-m", "pytest", "-n", "2", SUITE, "-q", "-p", "no:cacheprovider"]
+
+
+def run(settings: Settings) -> list[Table]:
+    table = Table(
+        "6. Contract suite time (`pytest -n 2 tests/contract -q`)",
+        ["run", "wall time", "outcome", "target", "result"],
+    )
+    if settings.quick:
+        table.add("skipped", "-", "not run in --quick mode", "-", verdict(None))
+        return [table]
+    if not (REPO / SUITE).is_dir():
+        table.add("skipped", "-", f"{SUITE} does not exist yet", "-", verdict(None))
+        return [table]
+    start = time.perf_counter()
+    done = subprocess.run(COMMAND, cwd=REPO, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    lines = done.stdout.strip().splitlines()
+    summary = lines[-1] if lines else done.stderr.strip()[-200:]
+    table.add("full suite", f"{elapsed:.1f} s", summary, "printed", verdict(None))
+    if done.returncode != 0:
+        table.notes.append(f"pytest exited with {done.returncode}: the suite itself fails.")
+    return [table]

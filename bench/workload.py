@@ -1,0 +1,167 @@
+"""The HTTP operations the fake is timed on, and seeding through the public API.
+
+Every response is checked: a benchmark that silently times 422s measures nothing.
+Request bodies are built before timing starts and cycled, so only the fake is timed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench.corpus import TextGenerator
+
+BASE_URL = "http://fake-honcho.bench"
+WORKSPACE = "bench"
+READ_SESSION = "reads"
+WRITE_SESSION = "writes"
+PEERS = ("alice", "deerflow")
+BATCH_LIMIT = 100
+READ_MESSAGES = 1_000
+
+
+class BenchmarkRequestError(RuntimeError):
+    """The fake refused a benchmark request: the figures would be meaningless."""
+
+
+def check(response: httpx.Response) -> httpx.Response:
+    if response.status_code >= 300:
+        raise BenchmarkRequestError(
+            f"{response.request.method} {response.request.url.path} -> "
+            f"{response.status_code}: {response.text[:300]}"
+        )
+    return response
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One request shape: ``body()`` hands out the next pre-built body (or None)."""
+
+    name: str
+    method: str
+    path: str
+    body: Callable[[], Any]
+    params: dict[str, str] | None = None
+
+
+def _cycle(items: Iterable[Any]) -> Callable[[], Any]:
+    return itertools.cycle(list(items)).__next__
+
+
+def operations(text: TextGenerator) -> list[Operation]:
+    """Get-or-create peer, a 10-message batch, a search and a page of messages.
+
+    Ordered so the read-only operations run before the batch writes grow the store.
+    """
+    ws = f"/v3/workspaces/{WORKSPACE}"
+    batches = [
+        {
+            "messages": [
+                {"peer_id": PEERS[i % 2], "content": text.message(i), "metadata": {"turn": i}}
+                for i in range(10)
+            ]
+        }
+        for _ in range(40)
+    ]
+    return [
+        Operation(
+            "get-or-create peer",
+            "POST",
+            f"{ws}/peers",
+            _cycle({"id": f"peer-{i}"} for i in range(50)),
+        ),
+        Operation(
+            "search (workspace)",
+            "POST",
+            f"{ws}/search",
+            _cycle({"query": text.query(), "limit": 10} for _ in range(200)),
+        ),
+        Operation(
+            "page of 50 messages",
+            "POST",
+            f"{ws}/sessions/{READ_SESSION}/messages/list",
+            lambda: None,
+            {"page": "2", "size": "50"},
+        ),
+        Operation(
+            "10-message batch", "POST", f"{ws}/sessions/{WRITE_SESSION}/messages", _cycle(batches)
+        ),
+    ]
+
+
+def sync_call(client: httpx.Client, op: Operation) -> Callable[[], object]:
+    def call() -> object:
+        return check(client.request(op.method, op.path, json=op.body(), params=op.params))
+
+    return call
+
+
+def async_call(client: httpx.AsyncClient, op: Operation) -> Callable[[], Any]:
+    async def call() -> object:
+        return check(await client.request(op.method, op.path, json=op.body(), params=op.params))
+
+    return call
+
+
+def conversation_sessions(index: int) -> str:
+    """Spread seeded messages over sessions of 1,000 messages, like long conversations."""
+    return f"s{index // 1_000}"
+
+
+def message_batches(
+    contents: Iterable[str],
+    session_for: Callable[[int], str] = conversation_sessions,
+    start: int = 0,
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(session_id, body)`` pairs of up to 100 messages, alternating user and assistant.
+
+    ``start`` is the index of the first content in the whole conversation, so a store
+    can be filled in several steps.
+    """
+    batch: list[dict[str, Any]] = []
+    session = ""
+    for index, content in enumerate(contents, start):
+        current = session_for(index)
+        if batch and (current != session or len(batch) == BATCH_LIMIT):
+            yield session, {"messages": batch}
+            batch = []
+        session = current
+        batch.append({"peer_id": PEERS[index % 2], "content": content})
+    if batch:
+        yield session, {"messages": batch}
+
+
+def seed_messages(
+    client: httpx.Client,
+    workspace: str,
+    contents: Iterable[str],
+    session_for: Callable[[int], str] = conversation_sessions,
+    start: int = 0,
+) -> int:
+    """Store ``contents`` through the messages route; returns how many were stored."""
+    stored = 0
+    for session, body in message_batches(contents, session_for, start):
+        path = f"/v3/workspaces/{workspace}/sessions/{session}/messages"
+        stored += len(check(client.post(path, json=body)).json())
+    return stored
+
+
+def seed_read_workspace(client: httpx.Client, text: TextGenerator) -> None:
+    """The data the read operations hit: one session of ``READ_MESSAGES`` messages."""
+    contents = (text.message(i) for i in range(READ_MESSAGES))
+    seed_messages(client, WORKSPACE, contents, lambda _index: READ_SESSION)
+
+
+def new_fake(**options: Any) -> Any:
+    """A seeded ``FakeHoncho``; imported late so ``--help`` works without the fake."""
+    from fake_honcho import FakeHoncho
+
+    return FakeHoncho(seed=1, **options)
+
+
+def transport_client(fake: Any) -> httpx.Client:
+    return httpx.Client(transport=fake.transport(), base_url=BASE_URL)
