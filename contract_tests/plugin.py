@@ -1,1 +1,241 @@
-"""pytest plugin entry point (registered as ``honcho_contract`` via ``pytest11``)."""
+"""pytest plugin entry point (registered as ``honcho_contract`` via ``pytest11``).
+
+Installing the distribution is enough: the options, markers and fixtures below
+are available in every pytest run, and nothing happens unless a test uses them
+(no autouse fixtures, no network unless ``--honcho-url`` is given and a
+``honcho_*`` fixture is requested).
+
+Options
+    ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
+    ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
+    ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
+    ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
+
+Fixtures
+    ``honcho_target``     :class:`~contract_tests.target.HonchoTarget` for this test
+    ``honcho_workspace``  a fresh workspace id, unique across runs and xdist workers
+    ``honcho_settle``     ``settle(workspace=None)``: wait until derived data is ready
+    ``honcho_snapshot``   ``assert honcho_snapshot == data``: normalised JSON snapshot
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from contract_tests.capabilities import capability_names
+from contract_tests.namespace import delete_workspaces, run_prefix, workspace_id
+from contract_tests.settle import Settler
+from contract_tests.snapshot import HonchoJSONExtension, HonchoSnapshot
+from contract_tests.target import HonchoTarget
+
+pytest_plugins = (
+    ["contract_tests.faults"] if importlib.util.find_spec("contract_tests.faults") else []
+)
+
+_RUN_UID = pytest.StashKey[str]()
+_REAPED = pytest.StashKey[list[str]]()
+_REAPER_ERROR = pytest.StashKey[str]()
+
+MARKERS = (
+    "honcho_fake_only(reason): the test needs the in-process fake's controls "
+    "(deriver steps, fault injection, journal); skipped against a real server.",
+    "honcho_llm: the test needs an LLM-backed deriver; skipped against a real server "
+    "unless --honcho-llm is given.",
+    "honcho_requires(*capabilities): the test needs these Capabilities of the backend "
+    "under test; skipped, naming them, when the suite subclass does not declare them.",
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("honcho", "Honcho contract suites")
+    group.addoption(
+        "--honcho-url",
+        default=None,
+        metavar="URL",
+        help="Run the Honcho contract suites against the server at URL "
+        "(default: an in-process fake per test).",
+    )
+    group.addoption(
+        "--honcho-api-key",
+        default=None,
+        metavar="KEY",
+        help="Bearer key for --honcho-url (default: the HONCHO_API_KEY environment variable).",
+    )
+    group.addoption(
+        "--honcho-llm",
+        action="store_true",
+        default=False,
+        help="Also run tests marked honcho_llm against a real server (needs an LLM deriver).",
+    )
+    group.addoption(
+        "--honcho-settle-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="How long honcho_settle polls a real server's queue status (default: 60).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    url = config.getoption("honcho_url")
+    if url is not None and not url.strip():
+        raise pytest.UsageError(
+            "--honcho-url is empty; give the server URL, or omit the option to use the fake"
+        )
+    workerinput = getattr(config, "workerinput", None)
+    config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
+    config.stash[_REAPED] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: share this run's id with every worker."""
+    node.workerinput["honcho_run_uid"] = node.config.stash[_RUN_UID]
+
+
+def _real_url(config: pytest.Config) -> str | None:
+    url = config.getoption("honcho_url")
+    return url.strip().rstrip("/") if url else None
+
+
+def _api_key(config: pytest.Config) -> str | None:
+    return config.getoption("honcho_api_key") or os.environ.get("HONCHO_API_KEY") or None
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    url = _real_url(config)
+    target = f"real server at {url}" if url else "in-process fake"
+    auth = " (api key set)" if url and _api_key(config) else ""
+    return f"honcho contract target: {target}{auth}"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    real = _real_url(item.config) is not None
+    if real:
+        fake_only = item.get_closest_marker("honcho_fake_only")
+        if fake_only is not None:
+            reason = fake_only.kwargs.get("reason") or (fake_only.args[0] if fake_only.args else "")
+            pytest.skip(f"needs the in-process fake's controls{': ' + reason if reason else ''}")
+        if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
+            pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
+    for mark in item.iter_markers("honcho_requires"):
+        unknown = sorted(set(mark.args) - capability_names())
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid}: honcho_requires names unknown {unknown}")
+
+
+@pytest.fixture(scope="session")
+def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
+    url = _real_url(request.config)
+    if url is None:
+        return None
+    target = HonchoTarget(url, api_key=_api_key(request.config))
+    try:
+        with target.client(timeout=10.0) as client:
+            client.get("/health").raise_for_status()
+    except httpx.HTTPError as exc:
+        pytest.fail(
+            f"Honcho at {url} is not reachable ({type(exc).__name__}); "
+            "refusing to fall back to the fake",
+            pytrace=False,
+        )
+    return target
+
+
+@pytest.fixture
+def honcho_target(_honcho_real_target: HonchoTarget | None) -> Iterator[HonchoTarget]:
+    """The server this test talks to.
+
+    Without ``--honcho-url``: a fresh in-process ``FakeHoncho`` (strict response
+    validation on), reachable through ``honcho_target.client()``; ``.fake`` gives
+    its controls. With ``--honcho-url``: that server; ``.fake`` is ``None``.
+    """
+    if _honcho_real_target is not None:
+        yield _honcho_real_target
+        return
+    from fake_honcho import FakeHoncho
+
+    fake = FakeHoncho(strict=True)
+    try:
+        yield HonchoTarget("http://honcho.fake", fake=fake)
+    finally:
+        fake.deriver.close()
+
+
+@pytest.fixture
+def honcho_workspace(request: pytest.FixtureRequest, honcho_target: HonchoTarget) -> Iterator[str]:
+    """A workspace id no other test, worker or run uses (``hc-<run>-<worker>-<test>``).
+
+    Nothing is created up front. On a real server, teardown deletes this workspace
+    and every workspace whose id starts with it (sessions first).
+    """
+    config = request.config
+    workerinput = getattr(config, "workerinput", None)
+    worker = workerinput["workerid"] if workerinput else "main"
+    ws = workspace_id(config.stash[_RUN_UID], worker, request.node.nodeid)
+    yield ws
+    if not honcho_target.is_fake:
+        with honcho_target.client() as client:
+            delete_workspaces(client, ws)
+
+
+@pytest.fixture
+def honcho_settle(
+    request: pytest.FixtureRequest, honcho_target: HonchoTarget, honcho_workspace: str
+) -> Settler:
+    """``settle(workspace=None)``: wait until derived data is ready (see :class:`Settler`)."""
+    return Settler(
+        honcho_target,
+        honcho_workspace,
+        timeout=request.config.getoption("honcho_settle_timeout"),
+    )
+
+
+@pytest.fixture
+def honcho_snapshot(snapshot: Any, honcho_workspace: str) -> HonchoSnapshot:
+    """A syrupy JSON snapshot (one file per assertion) behind the Honcho normaliser."""
+    return HonchoSnapshot(
+        snapshot.with_defaults(extension_class=HonchoJSONExtension), literals=[honcho_workspace]
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    for side in (left, right):
+        if isinstance(side, HonchoSnapshot) and op == "==":
+            return [f"{side!r} == received (normalised)", *side.diff_lines()]
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Controller only: delete workspaces this run left on a real server (crashed tests)."""
+    config = session.config
+    url = _real_url(config)
+    if url is None or hasattr(config, "workerinput"):
+        return
+    target = HonchoTarget(url, api_key=_api_key(config))
+    try:
+        with target.client(timeout=10.0) as client:
+            config.stash[_REAPED] = delete_workspaces(client, run_prefix(config.stash[_RUN_UID]))
+    except httpx.HTTPError as exc:
+        reason = type(exc).__name__
+        config.stash[_REAPER_ERROR] = f"honcho: reaper could not list workspaces ({reason})"
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if _REAPER_ERROR in config.stash:
+        terminalreporter.write_line(config.stash[_REAPER_ERROR])
+    reaped = config.stash.get(_REAPED, [])
+    if reaped:
+        terminalreporter.write_line(
+            f"honcho: reaped {len(reaped)} leftover workspace(s) of this run: {', '.join(reaped)}"
+        )
