@@ -39,6 +39,10 @@ _COLUMNS: dict[str, tuple[str, type]] = {
     "peer_id": ("peer_name", str),
     "metadata": ("h_metadata", dict),
     "token_count": ("token_count", int),
+    "observer_id": ("observer", str),
+    "observed_id": ("observed", str),
+    "level": ("level", str),
+    "content": ("content", str),
 }
 
 GENERIC_KEYS = (
@@ -68,6 +72,21 @@ SESSION = Model(
     "Session", GENERIC_KEYS, ("id", "created_at", "is_active", "workspace_id", "metadata")
 )
 MESSAGE = Model("Message", MESSAGE_KEYS, MESSAGE_KEYS)
+# Conclusions are Honcho's `documents`; besides the documented keys the server falls
+# back to raw columns (`id`, `level`, `content`, `created_at`). `observer`/`observed`
+# are renamed to `observer_id`/`observed_id` by the conclusions routes before compiling.
+CONCLUSION_KEYS = (
+    "session_id",
+    "workspace_id",
+    "observer_id",
+    "observed_id",
+    "metadata",
+    "id",
+    "level",
+    "content",
+    "created_at",
+)
+CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS)
 
 
 def filter_error(detail: str) -> HonchoError:
