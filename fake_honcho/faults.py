@@ -36,7 +36,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 FAULT_SCOPE_KEY = "fake_honcho.fault"
-"""Scope key under which a fired rule's :meth:`Fault.describe` dict travels to the journal."""
+"""Scope key under which a fired rule's :meth:`Fault.describe` text travels to the journal."""
 
 DROP_EXTENSION = "fake_honcho.drop_connection"
 """``scope["extensions"]`` key of an async callable that closes the client's socket."""
@@ -341,9 +341,9 @@ class Fault:
         self.fired += 1
         return True
 
-    def describe(self) -> dict[str, Any]:
-        """What the journal records in an entry's ``fault`` field."""
-        return {"id": self.id, "action": self.rule.action, "spec": self.rule.spec}
+    def describe(self) -> str:
+        """What the journal records in an entry's ``fault`` field: ``"f1: GET ** drop"``."""
+        return f"{self.id}: {self.rule.spec}"
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -7,7 +7,6 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
-from typing import Any
 
 import httpx
 import pytest
@@ -36,7 +35,7 @@ class TinyApp:
     def __init__(self) -> None:
         self.faults = Faults()
         self.served: list[str] = []
-        self.seen_faults: list[dict[str, Any] | None] = []
+        self.seen_faults: list[str | None] = []
 
         async def echo(request: Request) -> JSONResponse:
             self.served.append(f"{request.method} {request.url.path}")
@@ -332,8 +331,7 @@ class TestFiring:
         fault = tiny.faults.add("POST ** status=503 times=1")
         await client.post(MESSAGES, json={})
         await client.post(MESSAGES, json={})
-        described = {"id": fault.id, "action": "status", "spec": "POST ** status=503 times=1"}
-        assert tiny.seen_faults == [described, None]
+        assert tiny.seen_faults == [f"{fault.id}: POST ** status=503 times=1", None]
 
     async def test_dropped_request_reaches_the_journal_scope(
         self, tiny: TinyApp, client: httpx.AsyncClient
