@@ -1,18 +1,55 @@
-"""`FakeHoncho`: one in-process Honcho v3 server (temporary skeleton)."""
+"""`FakeHoncho`: one in-process Honcho v3 server and the ways to reach it.
+
+``fake.app`` is the core Starlette app wrapped, outermost first, in:
+
+1. the request journal (``fake.requests``), so it sees every request and its final status;
+2. fault injection (``fake.faults``), so faulted requests are journaled with their fault;
+3. auth (only when ``api_key`` is set), so a 401 is journaled and faults still apply;
+4. the core app (routes, validation, errors), which reaches this object through
+   ``request.app.state.fake``.
+
+The same app can be driven at once by ``transport()``, ``async_transport()`` and
+``serve()``: all state sits in ``fake.store`` behind one ``threading.RLock``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
+from types import TracebackType
+from typing import Any
 
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
+from fake_honcho.auth import AuthMiddleware, Keyring
 from fake_honcho.deriver import Deriver, DeriverMode
+from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
 from fake_honcho.ids import IdFactory, utc_now
+from fake_honcho.journal import Journal, JournalMiddleware
+from fake_honcho.persistence import StateFile
+from fake_honcho.server import serve_in_thread
 from fake_honcho.state import Store
+from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
+
+__all__ = ["FakeHoncho"]
 
 
 class FakeHoncho:
+    """A faithful in-process Honcho v3 server.
+
+    ``api_key`` turns auth on (``Authorization: Bearer <key>`` on every route but
+    ``/health``); ``deriver`` is ``"immediate"``, ``"manual"`` or ``"background"``;
+    ``strict`` validates every response against ``schemas/``; ``validate=False``
+    skips request validation (benchmarks only); ``seed`` makes generated ids
+    reproducible; ``clock`` supplies timestamps. ``state_file`` keeps the state in
+    an append-only file across restarts (see ``fake_honcho.persistence``).
+    """
+
     def __init__(
         self,
         *,
@@ -22,14 +59,104 @@ class FakeHoncho:
         validate: bool = True,
         seed: int | None = None,
         clock: Callable[[], datetime] = utc_now,
+        state_file: str | os.PathLike[str] | None = None,
     ) -> None:
         from fake_honcho.app import build_app
 
         self.api_key = api_key
         self.strict = strict
         self.validate = validate
+        self.seed = seed
         self.clock = clock
         self.new_id = IdFactory(seed)
         self.store = Store()
+        self.requests = Journal()
+        self.faults = Faults()
+        self.keyring = Keyring(api_key, self.store) if api_key is not None else None
         self.deriver = Deriver(self.store, deriver)
-        self.app: ASGIApp = build_app(self)
+        self.core_app: Starlette = build_app(self)
+        self.app: ASGIApp = self._stack(self.core_app)
+        # Over a real socket, a "drop" fault can close the connection itself.
+        self.server_app: ASGIApp = with_connection_drop(self.app)
+        self._transports: weakref.WeakSet[SyncASGITransport] = weakref.WeakSet()
+        self._close_lock = threading.Lock()
+        self._closed = False
+        # Replayed last, so the core's indexes (store listeners) see every restored row.
+        self.state_file: StateFile | None = None
+        if state_file is not None:
+            try:
+                self.state_file = StateFile(state_file, self.store)
+            except BaseException:
+                self.deriver.close()
+                raise
+
+    def _stack(self, core: Starlette) -> ASGIApp:
+        app: ASGIApp = core
+        if self.keyring is not None:
+            app = AuthMiddleware(app, self.keyring, core.router)
+        app = FaultMiddleware(app, self.faults)
+        return JournalMiddleware(app, self.requests)
+
+    @property
+    def auth_enabled(self) -> bool:
+        return self.keyring is not None
+
+    def issue_key(self, **scope: Any) -> str:
+        """A new key accepted like ``api_key`` (for ``POST /v3/keys``); needs auth on."""
+        if self.keyring is None:
+            raise RuntimeError("keys can only be issued when auth is on (api_key set)")
+        return self.keyring.issue(scope)
+
+    def transport(self, *, raise_app_exceptions: bool = True) -> SyncASGITransport:
+        """An ``httpx.BaseTransport`` for ``httpx.Client(transport=...)``; buffers responses."""
+        transport = SyncASGITransport(self.app, raise_app_exceptions=raise_app_exceptions)
+        self._transports.add(transport)
+        return transport
+
+    def async_transport(self, *, raise_app_exceptions: bool = True) -> AsyncASGITransport:
+        """An ``httpx.AsyncBaseTransport`` running the app on the caller's loop; buffered."""
+        return AsyncASGITransport(self.app, raise_app_exceptions=raise_app_exceptions)
+
+    @contextmanager
+    def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+        """Serve over HTTP with uvicorn in a thread; yields the base URL. Responses stream."""
+        with serve_in_thread(self.server_app, host, port) as base_url:
+            yield base_url
+
+    def reset(self) -> None:
+        """Forget everything: state, issued keys, journal, fault rules and deriver queue."""
+        with self.store.lock:
+            self.deriver.reset()
+            self.store.clear()
+            self.new_id = IdFactory(self.seed)
+        self.requests.clear()
+        self.faults.clear()
+
+    def close(self) -> None:
+        """Stop the deriver and transports' loop threads, and compact the state file."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.deriver.close()
+        for transport in list(self._transports):
+            transport.close()
+        if self.state_file is not None:
+            self.state_file.close()
+
+    def __enter__(self) -> FakeHoncho:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        auth = "on" if self.keyring is not None else "off"
+        return (
+            f"<FakeHoncho auth={auth} deriver={self.deriver.mode!r} requests={len(self.requests)}>"
+        )

@@ -1,0 +1,86 @@
+"""``fake-honcho``: serve a fake Honcho v3 over HTTP.
+
+The first line on stdout is the server's base URL (with the real port when
+``--port 0`` asked the OS for one), printed once the socket is listening, so a
+script or a test can read where to connect. uvicorn's logs go to stderr.
+
+To add an option: add it in :func:`build_parser` and apply it in :func:`create_fake`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from fake_honcho.fake import FakeHoncho
+from fake_honcho.persistence import StateFileError
+from fake_honcho.server import bind, make_server, url_of
+
+__all__ = ["build_parser", "create_fake", "main"]
+
+API_KEY_ENV = "FAKE_HONCHO_API_KEY"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+DERIVER_MODES = ("background", "immediate", "manual")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fake-honcho",
+        description="Serve a fake Honcho v3 API (no Postgres, no LLM) for development and tests.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port to bind; 0 picks a free one (%(default)s)"
+    )
+    parser.add_argument(
+        "--api-key",
+        help=f"require 'Authorization: Bearer <key>' on every route but /health "
+        f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
+    )
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="info")
+    parser.add_argument(
+        "--deriver",
+        choices=DERIVER_MODES,
+        default="background",
+        help="when derived data (conclusions, summaries) is computed (%(default)s)",
+    )
+    parser.add_argument(
+        "--state-file",
+        metavar="PATH",
+        help="keep state in this file across restarts (append-only log, compacted at exit)",
+    )
+    parser.add_argument("--seed", type=int, help="seed generated ids for reproducible runs")
+    return parser
+
+
+def create_fake(args: argparse.Namespace) -> FakeHoncho:
+    """The fake the parsed options describe (raises StateFileError for a bad state file)."""
+    api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    return FakeHoncho(
+        api_key=api_key, deriver=args.deriver, seed=args.seed, state_file=args.state_file
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        fake = create_fake(args)
+    except StateFileError as error:
+        print(f"fake-honcho: error: {error}", file=sys.stderr)
+        return 1
+    with fake:
+        try:
+            sock = bind(args.host, args.port)
+        except OSError as error:
+            print(
+                f"fake-honcho: error: cannot listen on {args.host}:{args.port}: {error}",
+                file=sys.stderr,
+            )
+            return 1
+        with sock:
+            print(url_of(sock), flush=True)
+            make_server(fake.server_app, log_level=args.log_level).run(sockets=[sock])
+    return 0

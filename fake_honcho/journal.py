@@ -1,0 +1,164 @@
+"""The request journal: every request the fake received, in arrival order, with its status.
+
+The journal middleware is the outermost layer of the fake's stack, so it also records
+requests that auth refused or that a fault rule answered. A middleware that injects a
+fault marks the request by setting ``scope[FAULT_SCOPE_KEY]`` to a short description;
+the journal copies it into the entry's ``fault`` field.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+from urllib.parse import parse_qsl
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["FAULT_SCOPE_KEY", "Journal", "JournalEntry", "JournalMiddleware"]
+
+FAULT_SCOPE_KEY = "fake_honcho.fault"
+
+
+class JournalEntry:
+    """One request: ``method``, ``path``, ``query``, ``json``, ``status`` and ``fault``.
+
+    ``status`` is None when no response was sent (e.g. a fault dropped the connection);
+    ``json`` is the decoded request body, or None when the body is empty or not JSON
+    (``body`` keeps the raw bytes, e.g. of a multipart upload).
+    """
+
+    __slots__ = ("body", "fault", "method", "path", "query_string", "status")
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        query_string: str,
+        body: bytes,
+        status: int | None,
+        fault: str | None = None,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.query_string = query_string
+        self.body = body
+        self.status = status
+        self.fault = fault
+
+    @property
+    def query(self) -> dict[str, str | list[str]]:
+        """Query parameters; a parameter given more than once maps to the list of its values."""
+        params: dict[str, str | list[str]] = {}
+        for name, value in parse_qsl(self.query_string, keep_blank_values=True):
+            if name not in params:
+                params[name] = value
+                continue
+            previous = params[name]
+            params[name] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        return params
+
+    @property
+    def json(self) -> Any:
+        if not self.body:
+            return None
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+    def __repr__(self) -> str:
+        target = f"{self.path}?{self.query_string}" if self.query_string else self.path
+        fault = f" fault={self.fault!r}" if self.fault else ""
+        return f"<JournalEntry {self.method} {target} -> {self.status}{fault}>"
+
+
+class Journal(Sequence[JournalEntry]):
+    """A thread-safe, append-only (until ``clear``) list of :class:`JournalEntry`."""
+
+    def __init__(self) -> None:
+        self._entries: list[JournalEntry] = []
+        self._lock = threading.Lock()
+
+    def append(self, entry: JournalEntry) -> None:
+        with self._lock:
+            self._entries.append(entry)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    @overload
+    def __getitem__(self, index: int) -> JournalEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[JournalEntry]: ...
+    def __getitem__(self, index: int | slice) -> JournalEntry | list[JournalEntry]:
+        with self._lock:
+            return self._entries[index]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        with self._lock:
+            return iter(list(self._entries))
+
+    def __repr__(self) -> str:
+        return f"<Journal of {len(self)} requests>"
+
+
+class JournalMiddleware:
+    """Records each HTTP request's method, path, query, body and final status in ``journal``."""
+
+    def __init__(self, app: ASGIApp, journal: Journal) -> None:
+        self.app = app
+        self.journal = journal
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # Read the whole body first, so refused requests (401, faults) are journaled with it.
+        chunks: list[bytes] = []
+        more_body = True
+        disconnected = False
+        while more_body:
+            message = await receive()
+            if message["type"] != "http.request":
+                disconnected = True
+                break
+            chunks.append(message.get("body", b""))
+            more_body = message.get("more_body", False)
+        body = b"".join(chunks)
+        body_sent = False
+        status: int | None = None
+
+        async def replaying_receive() -> Message:
+            nonlocal body_sent
+            if disconnected:
+                return {"type": "http.disconnect"}
+            if body_sent:
+                return await receive()
+            body_sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def recording_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, replaying_receive, recording_send)
+        finally:
+            self.journal.append(
+                JournalEntry(
+                    scope["method"],
+                    scope["path"],
+                    scope["query_string"].decode("latin-1"),
+                    body,
+                    status,
+                    scope.get(FAULT_SCOPE_KEY),
+                )
+            )
