@@ -101,6 +101,11 @@ def _posted_messages(requests: list[RecordedRequest]) -> list[list[dict[str, Any
     ]
 
 
+def _shape(signature: inspect.Signature) -> list[tuple[str, Any, Any]]:
+    """Names, kinds and defaults; annotations may be spelt differently and still agree."""
+    return [(p.name, p.kind, p.default) for p in signature.parameters.values()]
+
+
 class MemoryManagerContract(ContractSuite):
     """Contract tests for a DeerFlow-style ``MemoryManager`` (see the module docstring)."""
 
@@ -215,7 +220,7 @@ class MemoryManagerContract(ContractSuite):
         for name in CONTRACT_METHODS:
             base = inspect.signature(getattr(self.manager_base, name))
             mine = inspect.signature(getattr(cls, name))
-            if list(base.parameters.values()) != list(mine.parameters.values()):
+            if _shape(base) != _shape(mine):
                 mismatches.append(f"{name}{mine} != base {name}{base}")
             if inspect.iscoroutinefunction(getattr(self.manager_base, name)) != (
                 inspect.iscoroutinefunction(getattr(cls, name))

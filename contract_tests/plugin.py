@@ -164,11 +164,8 @@ def honcho_target(_honcho_real_target: HonchoTarget | None) -> Iterator[HonchoTa
         return
     from fake_honcho import FakeHoncho
 
-    fake = FakeHoncho(strict=True)
-    try:
+    with FakeHoncho(strict=True) as fake:
         yield HonchoTarget("http://honcho.fake", fake=fake)
-    finally:
-        fake.deriver.close()
 
 
 @pytest.fixture
