@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from fake_honcho.fake import FakeHoncho
+from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.persistence import StateFileError
 from fake_honcho.server import bind, make_server, url_of
 
@@ -52,15 +53,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep state in this file across restarts (append-only log, compacted at exit)",
     )
     parser.add_argument("--seed", type=int, help="seed generated ids for reproducible runs")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        type=_fault_rule,
+        metavar="RULE",
+        help="inject a fault, e.g. 'POST /v3/workspaces/*/sessions/*/messages status=503 "
+        "times=2' (repeatable; syntax: fake_honcho.faults.parse_rule; manage live rules "
+        "at /_fake/faults)",
+    )
     return parser
+
+
+def _fault_rule(text: str) -> FaultRule:
+    try:
+        return parse_rule(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def create_fake(args: argparse.Namespace) -> FakeHoncho:
     """The fake the parsed options describe (raises StateFileError for a bad state file)."""
     api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    return FakeHoncho(
+    fake = FakeHoncho(
         api_key=api_key, deriver=args.deriver, seed=args.seed, state_file=args.state_file
     )
+    for rule in getattr(args, "fault", []):
+        fake.faults.add(rule)
+    return fake
 
 
 def main(argv: Sequence[str] | None = None) -> int:
