@@ -35,8 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-FAULT_SCOPE_KEY = "fake_honcho.fault"
-"""Scope key under which a fired rule's :meth:`Fault.describe` text travels to the journal."""
+from fake_honcho.journal import FAULT_SCOPE_KEY
 
 DROP_EXTENSION = "fake_honcho.drop_connection"
 """``scope["extensions"]`` key of an async callable that closes the client's socket."""
