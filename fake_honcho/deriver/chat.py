@@ -1,0 +1,80 @@
+"""Dialectic chat without an LLM: a fixed-form answer built from lexical recall.
+
+The answer quotes the conclusions about the observed peer that share search terms
+with the question (more of them at higher ``reasoning_level``), newest first among
+equals. Without such conclusions it quotes the peer's most relevant message, and
+otherwise says that nothing is known. Streaming sends the same text in word chunks
+as Honcho's server-sent events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from fake_honcho.deriver.conclusions import recency_key
+from fake_honcho.deriver.representation import lexical_score
+from fake_honcho.state import Row
+
+CONCLUSIONS_PER_LEVEL = {"minimal": 1, "low": 3, "medium": 5, "high": 8, "max": 12}
+_CHUNK = re.compile(r"\S+\s*")
+
+
+def relevant(query: str, rows: Sequence[Row], limit: int) -> list[Row]:
+    """The ``limit`` rows best matching ``query`` (score > 0), newest first among equals."""
+    scored = [(lexical_score(query, row["content"]), row) for row in rows]
+    hits = [(points, row) for points, row in scored if points > 0]
+    hits.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
+    hits.sort(key=lambda pair: pair[0], reverse=True)
+    return [row for _, row in hits[:limit]]
+
+
+def answer(
+    query: str,
+    observed: str,
+    conclusions: Sequence[Row],
+    messages: Sequence[Row],
+    reasoning_level: str = "low",
+) -> tuple[str, list[Row]]:
+    """The answer text and the conclusions it used."""
+    used = relevant(query, conclusions, CONCLUSIONS_PER_LEVEL.get(reasoning_level, 3))
+    if used:
+        facts = "; ".join(row["content"] for row in used)
+        return f"Based on what I know about {observed}: {facts}.", used
+    quoted = relevant(query, messages, 1)
+    if quoted:
+        return (
+            f"I have no conclusions about {observed} that answer this, "
+            f'but {observed} said: "{quoted[0]["content"]}"',
+            [],
+        )
+    return f"I don't know anything about {observed} that answers this question.", []
+
+
+def structured(text: str, used: Sequence[Row], schema: dict[str, Any]) -> str:
+    """``content`` for a ``response_format``: a JSON object shaped by the schema's properties."""
+    return json.dumps(_fill(schema, text, used))
+
+
+def sse_events(text: str) -> Iterator[bytes]:
+    """Honcho's stream: ``data: {"delta": {"content": ...}, "done": false}`` chunks, then done."""
+    for chunk in _CHUNK.findall(text):
+        event = {"delta": {"content": chunk}, "done": False}
+        yield f"data: {json.dumps(event)}\n\n".encode()
+    yield f"data: {json.dumps({'done': True})}\n\n".encode()
+
+
+def _fill(schema: dict[str, Any], text: str, used: Sequence[Row]) -> Any:
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        return {name: _fill(sub, text, used) for name, sub in properties.items()}
+    if kind == "array":
+        return [row["content"] for row in used]
+    if kind == "boolean":
+        return bool(used)
+    if kind in ("integer", "number"):
+        return len(used)
+    return text

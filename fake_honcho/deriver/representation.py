@@ -1,0 +1,145 @@
+"""The working representation: which conclusions a request sees, and its markdown.
+
+Selection follows Honcho's ``get_working_representation``: up to ``max_conclusions``
+split between search hits (``search_query``), the most derived conclusions
+(``include_most_frequent``) and the most recent ones; the union is shown oldest
+first, one section per level, in the same layout as the real server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from fake_honcho.deriver.conclusions import recency_key
+from fake_honcho.state import Row
+from fake_honcho.text import terms
+
+DEFAULT_MAX_CONCLUSIONS = 100
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What to pick from a pair's conclusions."""
+
+    max_conclusions: int = DEFAULT_MAX_CONCLUSIONS
+    search_query: str | None = None
+    search_top_k: int | None = None
+    search_max_distance: float | None = None
+    include_most_frequent: bool = False
+    sessions: Sequence[str] | None = None
+
+
+def lexical_score(query: str, text: str) -> float:
+    """Share of the query's search terms that ``text`` contains: the fake's "semantic" distance."""
+    wanted = set(terms(query))
+    if not wanted:
+        return 0.0
+    return len(wanted & set(terms(text))) / len(wanted)
+
+
+def select(rows: Sequence[Row], selection: Selection) -> list[Row]:
+    """The conclusions a representation shows, oldest first."""
+    if selection.sessions is not None:
+        allowed = set(selection.sessions)
+        rows = [row for row in rows if row.get("session_id") in allowed]
+    total = selection.max_conclusions
+    query = selection.search_query
+    searched = min(max(1, selection.search_top_k or total // 3), total) if query else 0
+    if selection.include_most_frequent:
+        share = total // 3 if query else total // 2
+        frequent = min(share, total - searched)
+    else:
+        frequent = 0
+    recent = total - searched - frequent
+
+    chosen: dict[str, Row] = {}
+    if query:
+        scored = [(lexical_score(query, row["content"]), row) for row in rows]
+        limit = selection.search_max_distance
+        hits = [
+            (points, row)
+            for points, row in scored
+            if points > 0 and (limit is None or 1 - points <= limit)
+        ]
+        hits.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
+        hits.sort(key=lambda pair: pair[0], reverse=True)
+        chosen.update((row["id"], row) for _, row in hits[:searched])
+    newest = sorted(rows, key=recency_key, reverse=True)
+    if frequent:
+        ranked = sorted(newest, key=lambda row: row.get("times_derived", 1), reverse=True)
+        chosen.update((row["id"], row) for row in ranked[:frequent])
+    chosen.update((row["id"], row) for row in newest[:recent])
+    return sorted(chosen.values(), key=lambda row: (_stamp(row), row["_seq"]))
+
+
+def render_markdown(rows: Sequence[Row]) -> str:
+    """Honcho's ``Representation.format_as_markdown``; ``""`` when nothing is known."""
+    parts: list[str] = []
+    explicit = [row for row in rows if row["level"] == "explicit"]
+    if explicit:
+        parts.append("## Explicit Observations\n")
+        parts.extend(f"[{_stamp(row)}] {row['content']}" for row in explicit)
+        parts.append("")
+    deductive = [row for row in rows if row["level"] == "deductive"]
+    if deductive:
+        parts.append("## Deductive Observations\n")
+        for row in deductive:
+            parts.append(f"[{_stamp(row)}] {row['content']}")
+            premises = row.get("_premises") or []
+            if premises:
+                parts.append("   Premises:")
+                parts.extend(f"   - {premise}" for premise in premises)
+            parts.append("")
+        parts.append("")
+    inductive = [row for row in rows if row["level"] == "inductive"]
+    if inductive:
+        parts.append("## Inductive Observations\n")
+        for row in inductive:
+            parts.append(f" **Pattern** [medium]: {row['content']}")
+            parts.append("   **Type**: pattern")
+            parts.append("")
+        parts.append("")
+    contradictions = [row for row in rows if row["level"] == "contradiction"]
+    if contradictions:
+        parts.append("## Contradictions\n")
+        for row in contradictions:
+            parts.append(f" **CONTRADICTION**: {row['content']}")
+            parts.append("")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def render_plain(rows: Sequence[Row]) -> str:
+    """Honcho's ``str(Representation)``: what the session context budget is charged for."""
+    sections = [
+        ("EXPLICIT", "explicit", ""),
+        ("DEDUCTIVE", "deductive", ""),
+        ("INDUCTIVE", "inductive", "[medium] "),
+        ("CONTRADICTION", "contradiction", "CONTRADICTION: "),
+    ]
+    parts: list[str] = []
+    for title, level, prefix in sections:
+        parts.append(f"{title}:\n")
+        members = [row for row in rows if row["level"] == level]
+        for number, row in enumerate(members, 1):
+            line = f"{number}. [{_stamp(row)}] {prefix}{row['content']}"
+            premises = row.get("_premises") or []
+            if premises:
+                line += "\n" + "\n".join(f"    - {premise}" for premise in premises)
+            parts.append(line)
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _stamp(row: Row) -> str:
+    """``YYYY-MM-DD HH:MM:SS`` in UTC without sub-seconds, as Honcho prints conclusion times.
+
+    A conclusion drawn from a message carries that message's time, as in Honcho.
+    """
+    raw = row.get("_message_created_at") or row["created_at"]
+    moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.replace(microsecond=0, tzinfo=None).isoformat(sep=" ")

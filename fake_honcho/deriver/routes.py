@@ -1,0 +1,444 @@
+"""The derived routes: queue status, dreams, conclusions, representation, cards, context, chat.
+
+Error texts are the real server's; everything answers without an embedding service
+or LLM, from what the toy deriver stored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from fake_honcho.deriver import cards, chat, summaries
+from fake_honcho.deriver.conclusions import NewConclusion, public, recency_key
+from fake_honcho.deriver.context import MAX_TOKENS, charge, fit
+from fake_honcho.deriver.representation import (
+    DEFAULT_MAX_CONCLUSIONS,
+    Selection,
+    lexical_score,
+    render_markdown,
+    render_plain,
+    select,
+)
+from fake_honcho.deriver.work import session_messages
+from fake_honcho.endpoint import (
+    fake_of,
+    no_content,
+    query_bool,
+    query_float,
+    query_int,
+    query_str,
+    read_body,
+    read_json,
+    respond,
+    strip_nul,
+)
+from fake_honcho.endpoint import public as public_row
+from fake_honcho.errors import HonchoError, not_found
+from fake_honcho.filters import CONCLUSION, compile_filter, matches_all
+from fake_honcho.ids import isoformat
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.schemas import default_schemas
+from fake_honcho.state import Row
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
+
+W = "/v3/workspaces/{workspace_id}"
+MAX_ALLOWLIST_SESSIONS = 1000
+PEER_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+_RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
+
+
+# -- queue and dreams -----------------------------------------------------------------
+
+
+async def queue_status(request: Request) -> Response:
+    fake = fake_of(request)
+    report = fake.deriver.status(
+        request.path_params["workspace_id"],
+        session_id=query_str(request, "session_id"),
+        observer=query_str(request, "observer_id"),
+        sender=query_str(request, "sender_id"),
+    )
+    return respond(request, report, schema="QueueStatus")
+
+
+async def schedule_dream(request: Request) -> Response:
+    body = await read_body(request, "ScheduleDreamRequest")
+    observer = body["observer"]
+    fake_of(request).deriver.schedule_dream(
+        request.path_params["workspace_id"],
+        observer,
+        body.get("observed") or observer,
+        body["dream_type"],
+        rebuild=bool(body.get("rebuild")),
+    )
+    return no_content()
+
+
+# -- conclusions ----------------------------------------------------------------------
+
+
+async def create_conclusions(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id = request.path_params["workspace_id"]
+    raw = await _conclusion_batch(request)
+    created: list[Row] = []
+    with fake.store.lock:
+        for item in raw["conclusions"]:
+            for peer_id in (item["observer_id"], item["observed_id"]):
+                _require_peer(fake.store, workspace_id, peer_id)
+            session_id = item.get("session_id")
+            if session_id is not None:
+                _require_session(fake.store, workspace_id, session_id)
+        for item in raw["conclusions"]:
+            row = fake.deriver.conclusions.add(
+                NewConclusion(
+                    workspace_id=workspace_id,
+                    id=fake.new_id(),
+                    content=strip_nul(item["content"]).strip(),
+                    observer_id=item["observer_id"],
+                    observed_id=item["observed_id"],
+                    session_id=item.get("session_id"),
+                    created_at=isoformat(fake.clock()),
+                )
+            )
+            created.append(public(row))
+    return respond(request, created, status=201, schema="Conclusion", many=True)
+
+
+async def list_conclusions(request: Request) -> Response:
+    fake = fake_of(request)
+    params = page_params(request)
+    body = await read_body(request, "ConclusionGet", required=False)
+    predicate = compile_filter(_conclusion_filters((body or {}).get("filters")), CONCLUSION)
+    with fake.store.lock:
+        rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
+    rows = [row for row in rows if matches_all(predicate, row)]
+    rows.sort(key=recency_key, reverse=True)
+    return respond(request, page_of(rows, params, public), schema="Page_Conclusion_")
+
+
+async def query_conclusions(request: Request) -> Response:
+    fake = fake_of(request)
+    body = await read_body(request, "ConclusionQuery")
+    filters = dict(body.get("filters") or {})
+    observer = filters.pop("observer", None) or filters.pop("observer_id", None)
+    observed = filters.pop("observed", None) or filters.pop("observed_id", None)
+    filters.pop("observer_id", None)
+    filters.pop("observed_id", None)
+    if not observer or not observed:
+        raise HonchoError(422, "observer and observed must be specified for semantic search")
+    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION)
+    query = strip_nul(body["query"])
+    distance = body.get("distance")
+    with fake.store.lock:
+        rows = fake.deriver.conclusions.of_pair(
+            request.path_params["workspace_id"], observer, observed
+        )
+    scored = [
+        (lexical_score(query, row["content"]), row) for row in rows if matches_all(predicate, row)
+    ]
+    if distance is not None:
+        scored = [(points, row) for points, row in scored if 1 - points <= distance]
+    scored.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    top = [public(row) for _, row in scored[: body.get("top_k", 10)]]
+    return respond(request, top, schema="Conclusion", many=True)
+
+
+async def delete_conclusion(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id = request.path_params["workspace_id"]
+    conclusion_id = request.path_params["conclusion_id"]
+    with fake.store.lock:
+        if fake.deriver.conclusions.get(workspace_id, conclusion_id) is None:
+            raise not_found(
+                f"Document {conclusion_id} not found or does not belong to workspace {workspace_id}"
+            )
+        fake.deriver.conclusions.delete(workspace_id, conclusion_id)
+    return no_content()
+
+
+# -- representation, card, peer context -----------------------------------------------
+
+
+async def representation(request: Request) -> Response:
+    fake = fake_of(request)
+    body = await read_body(request, "PeerRepresentationGet")
+    workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    selection = Selection(
+        max_conclusions=body.get("max_conclusions") or 25,
+        search_query=body.get("search_query"),
+        search_top_k=body.get("search_top_k"),
+        search_max_distance=body.get("search_max_distance"),
+        include_most_frequent=bool(body.get("include_most_frequent")),
+        sessions=_allowlist(body.get("session_id"), body.get("filters")),
+    )
+    target = body.get("target") or peer_id
+    with fake.store.lock:
+        rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+    text = render_markdown(select(rows, selection))
+    return respond(request, {"representation": text}, schema="RepresentationResponse")
+
+
+async def get_card(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    target = query_str(request, "target") or peer_id
+    with fake.store.lock:
+        _require_peer(fake.store, workspace_id, peer_id)
+        card = cards.read(fake.store, workspace_id, peer_id, target)
+    return respond(request, {"peer_card": card}, schema="PeerCardResponse")
+
+
+async def set_card(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    target = query_str(request, "target") or peer_id
+    body = await read_body(request, "PeerCardSet")
+    card = [strip_nul(line) for line in body["peer_card"]]
+    with fake.store.lock:
+        _ensure_peers(fake, workspace_id, [peer_id, target])
+        cards.write(fake.store, workspace_id, peer_id, target, card)
+    return respond(request, {"peer_card": card}, schema="PeerCardResponse")
+
+
+async def peer_context(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    target = query_str(request, "target") or peer_id
+    selection = _query_selection(request, include_most_frequent_default=True)
+    with fake.store.lock:
+        _require_peer(fake.store, workspace_id, peer_id)
+        rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+        card = cards.read(fake.store, workspace_id, peer_id, target)
+    payload = {
+        "peer_id": peer_id,
+        "target_id": target,
+        "representation": render_markdown(select(rows, selection)),
+        "peer_card": card,
+    }
+    return respond(request, payload, schema="PeerContext")
+
+
+# -- sessions -------------------------------------------------------------------------
+
+
+async def session_context(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, session_id = (
+        request.path_params["workspace_id"],
+        request.path_params["session_id"],
+    )
+    tokens = query_int(request, "tokens", MAX_TOKENS, le=MAX_TOKENS)
+    assert tokens is not None
+    include_summary = query_bool(request, "summary", True)
+    peer_target = query_str(request, "peer_target")
+    peer_perspective = query_str(request, "peer_perspective")
+    limit_to_session = query_bool(request, "limit_to_session", False)
+    selection = _query_selection(request, include_most_frequent_default=False)
+    if peer_perspective and not peer_target:
+        raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
+    with fake.store.lock:
+        messages = session_messages(fake.store, workspace_id, session_id)
+        representation_text: str | None = None
+        card: list[str] | None = None
+        budget = tokens
+        if peer_target:
+            observer = peer_perspective or peer_target
+            if limit_to_session:
+                selection = Selection(**{**selection.__dict__, "sessions": [session_id]})
+            rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
+            chosen = select(rows, selection)
+            card = cards.read(fake.store, workspace_id, observer, peer_target)
+            representation_text = render_markdown(chosen)
+            budget = tokens - charge(render_plain(chosen), card)
+        fitted = fit(
+            fake.store, workspace_id, session_id, messages, budget, include_summary=include_summary
+        )
+    payload = {
+        "id": session_id,
+        "messages": [public_row(message) for message in fitted.messages],
+        "summary": summaries.public(fitted.summary),
+        "peer_representation": representation_text,
+        "peer_card": card,
+    }
+    return respond(request, payload, schema="SessionContext")
+
+
+async def session_summaries(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, session_id = (
+        request.path_params["workspace_id"],
+        request.path_params["session_id"],
+    )
+    with fake.store.lock:
+        short = summaries.read(fake.store, workspace_id, session_id, "short")
+        long = summaries.read(fake.store, workspace_id, session_id, "long")
+    payload = {
+        "id": session_id,
+        "short_summary": summaries.public(short),
+        "long_summary": summaries.public(long),
+    }
+    return respond(request, payload, schema="SessionSummaries")
+
+
+# -- chat -----------------------------------------------------------------------------
+
+
+async def peer_chat(request: Request) -> Response:
+    fake = fake_of(request)
+    workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    body = await read_body(request, "DialecticOptions")
+    sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    target = body.get("target") or peer_id
+    with fake.store.lock:
+        _ensure_peers(fake, workspace_id, [peer_id])
+        rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+        said = [
+            message
+            for message in fake.store.rows("messages")
+            if message["workspace_id"] == workspace_id
+            and message["peer_id"] == target
+            and (sessions is None or message["session_id"] in sessions)
+        ]
+    if sessions is not None:
+        rows = [row for row in rows if row.get("session_id") in sessions]
+    text, used = chat.answer(
+        strip_nul(body["query"]), target, rows, said, body.get("reasoning_level", "low")
+    )
+    if body.get("response_format"):
+        text = chat.structured(text, used, body["response_format"])
+    if body.get("stream"):
+        return StreamingResponse(chat.sse_events(text), media_type="text/event-stream")
+    return respond(request, {"content": text}, schema="DialecticResponse")
+
+
+# -- helpers --------------------------------------------------------------------------
+
+
+async def _conclusion_batch(request: Request) -> Any:
+    """The create body; the legacy key ``observations`` is accepted as ``conclusions``."""
+    body = await read_json(request)
+    if isinstance(body, dict) and "conclusions" not in body and "observations" in body:
+        body = {**body, "conclusions": body["observations"]}
+    if fake_of(request).validate:
+        default_schemas().check_request("ConclusionBatchCreate", body)
+    return body
+
+
+def _conclusion_filters(filters: Any) -> Any:
+    """Rename the raw column names ``observer``/``observed`` to the wire names, at any depth."""
+    if isinstance(filters, list):
+        return [_conclusion_filters(item) for item in filters]
+    if not isinstance(filters, dict):
+        return filters
+    renamed: dict[str, Any] = {}
+    for key, value in filters.items():
+        name: str = _RAW_PEER_COLUMNS.get(key) or key
+        renamed[name] = _conclusion_filters(value) if key in ("AND", "OR", "NOT") else value
+    return renamed
+
+
+def _allowlist(session_id: str | None, filters: Any) -> list[str] | None:
+    """The sessions a representation or chat may draw on (None: all of them)."""
+    if not filters:
+        return [session_id] if session_id else None
+    unsupported = sorted(key for key in filters if key != "session_id")
+    if unsupported:
+        raise HonchoError(
+            422, f"Unsupported filter keys: {unsupported}. Only 'session_id' is supported here."
+        )
+    value = filters.get("session_id")
+    if isinstance(value, dict) and set(value) == {"in"}:
+        value = value["in"]
+    if isinstance(value, str):
+        allowed = [value]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        allowed = list(value)
+    else:
+        raise HonchoError(
+            422, "filters.session_id must be a session id, a list of ids, or {'in': [...]}"
+        )
+    if len(allowed) > MAX_ALLOWLIST_SESSIONS:
+        raise HonchoError(422, f"At most {MAX_ALLOWLIST_SESSIONS} sessions may be listed")
+    if session_id and session_id not in allowed:
+        raise HonchoError(422, "session_id must be included in the filters session_id allowlist")
+    return allowed
+
+
+def _query_selection(request: Request, *, include_most_frequent_default: bool) -> Selection:
+    return Selection(
+        max_conclusions=query_int(request, "max_conclusions", None, ge=1, le=100)
+        or DEFAULT_MAX_CONCLUSIONS,
+        search_query=query_str(request, "search_query"),
+        search_top_k=query_int(request, "search_top_k", None, ge=1, le=100),
+        search_max_distance=query_float(request, "search_max_distance", ge=0.0, le=1.0),
+        include_most_frequent=query_bool(
+            request, "include_most_frequent", include_most_frequent_default
+        ),
+    )
+
+
+def _ensure_peers(fake: FakeHoncho, workspace_id: str, peer_ids: list[str]) -> None:
+    """Get-or-create the workspace and peers, as the card and chat routes do (under the lock)."""
+    new = [
+        pid
+        for pid in dict.fromkeys(peer_ids)
+        if fake.store.get("peers", (workspace_id, pid)) is None
+    ]
+    bad = [pid for pid in new if not PEER_NAME.fullmatch(pid) or len(pid) > 512]
+    if bad:
+        raise HonchoError(422, f"Peer name(s) {bad} must match pattern ^[a-zA-Z0-9_-]+$")
+    now = isoformat(fake.clock())
+    if fake.store.get("workspaces", workspace_id) is None:
+        fake.store.put(
+            "workspaces",
+            workspace_id,
+            {"id": workspace_id, "metadata": {}, "configuration": {}, "created_at": now},
+        )
+    for pid in new:
+        fake.store.put(
+            "peers",
+            (workspace_id, pid),
+            {
+                "id": pid,
+                "workspace_id": workspace_id,
+                "metadata": {},
+                "configuration": {},
+                "created_at": now,
+            },
+        )
+
+
+def _require_peer(store: Any, workspace_id: str, peer_id: str) -> None:
+    if store.get("peers", (workspace_id, peer_id)) is None:
+        raise not_found(f"Peer {peer_id} not found in workspace {workspace_id}")
+
+
+def _require_session(store: Any, workspace_id: str, session_id: str) -> None:
+    if store.get("sessions", (workspace_id, session_id)) is None:
+        raise not_found(f"Session {session_id} not found in workspace {workspace_id}")
+
+
+routes = [
+    Route(f"{W}/queue/status", queue_status, methods=["GET"]),
+    Route(f"{W}/schedule_dream", schedule_dream, methods=["POST"]),
+    Route(f"{W}/conclusions", create_conclusions, methods=["POST"]),
+    Route(f"{W}/conclusions/list", list_conclusions, methods=["POST"]),
+    Route(f"{W}/conclusions/query", query_conclusions, methods=["POST"]),
+    Route(f"{W}/conclusions/{{conclusion_id}}", delete_conclusion, methods=["DELETE"]),
+    Route(f"{W}/peers/{{peer_id}}/representation", representation, methods=["POST"]),
+    Route(f"{W}/peers/{{peer_id}}/card", get_card, methods=["GET"]),
+    Route(f"{W}/peers/{{peer_id}}/card", set_card, methods=["PUT"]),
+    Route(f"{W}/peers/{{peer_id}}/context", peer_context, methods=["GET"]),
+    Route(f"{W}/peers/{{peer_id}}/chat", peer_chat, methods=["POST"]),
+    Route(f"{W}/sessions/{{session_id}}/context", session_context, methods=["GET"]),
+    Route(f"{W}/sessions/{{session_id}}/summaries", session_summaries, methods=["GET"]),
+]

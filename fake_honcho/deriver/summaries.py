@@ -1,0 +1,63 @@
+"""Session summaries: deterministic and extractive instead of LLM-written.
+
+A short summary is written when a session's message count reaches a multiple of the
+short cadence (20), a long one at multiples of the long cadence (60). Each covers
+the messages up to and including the one that triggered it: the short summary
+quotes the opening words of each of the last ``short_every`` messages, the long
+one more words of each of the last ``long_every``. Stored per session in the
+``summaries`` collection, as Honcho keeps them in the session's internal metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from fake_honcho.state import Row, Store
+from fake_honcho.text import token_count
+
+COLLECTION = "summaries"
+SHORT_WORDS = 12
+LONG_WORDS = 30
+
+SummaryType = Literal["short", "long"]
+
+
+def summary_key(workspace_id: str, session_id: str, summary_type: SummaryType) -> tuple[str, ...]:
+    return (workspace_id, session_id, summary_type)
+
+
+def write(messages: Sequence[Row], summary_type: SummaryType, created_at: str) -> Row:
+    """The summary row covering ``messages`` (oldest first, ending at the trigger)."""
+    last = messages[-1]
+    words = SHORT_WORDS if summary_type == "short" else LONG_WORDS
+    lines = [f"{message['peer_id']}: {_opening(message['content'], words)}" for message in messages]
+    content = "\n".join(lines)
+    return {
+        "content": content,
+        "message_id": last["id"],
+        "summary_type": summary_type,
+        "created_at": created_at,
+        "token_count": token_count(content),
+        "_seq_in_session": last["_seq_in_session"],
+    }
+
+
+def read(store: Store, workspace_id: str, session_id: str, summary_type: SummaryType) -> Row | None:
+    return store.get(COLLECTION, summary_key(workspace_id, session_id, summary_type))
+
+
+def public(row: Row | None) -> Row | None:
+    """The wire ``Summary``."""
+    if row is None:
+        return None
+    return {
+        field: row[field]
+        for field in ("content", "message_id", "summary_type", "created_at", "token_count")
+    }
+
+
+def _opening(content: str, words: int) -> str:
+    parts = content.split()
+    text = " ".join(parts[:words])
+    return text + " ..." if len(parts) > words else text
