@@ -73,7 +73,7 @@ class FakeHoncho:
         self.requests = Journal()
         self.faults = Faults()
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
-        self.deriver = Deriver(self.store, deriver)
+        self.deriver = Deriver(self.store, deriver, clock=clock)
         self.core_app: Starlette = build_app(self)
         self.app: ASGIApp = self._stack(self.core_app)
         # Over a real socket, a "drop" fault can close the connection itself.
