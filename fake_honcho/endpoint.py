@@ -49,11 +49,19 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
         ) from None
 
 
-async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
-    """The JSON body checked against ``schemas/<schema>.json`` (unless validation is off)."""
+async def read_body(
+    request: Request, schema: str, *, required: bool = True, id_alias: str | None = None
+) -> Any:
+    """The JSON body checked against ``schemas/<schema>.json`` (unless validation is off).
+
+    ``id_alias`` names a field accepted in place of ``id`` (pydantic's
+    ``populate_by_name``: ``{"name": "ws"}`` creates workspace ``ws``).
+    """
     body = await read_json(request, required=required)
     if body is None and not required:
         return None
+    if id_alias and isinstance(body, dict) and "id" not in body and id_alias in body:
+        body = {**body, "id": body[id_alias]}
     if fake_of(request).validate:
         default_schemas().check_request(schema, body)
     return body

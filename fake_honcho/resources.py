@@ -1,0 +1,243 @@
+"""Get-or-create and lookups shared by the routes, with Honcho's cascade and texts.
+
+Call these with ``fake.store.lock`` held: each is one step of a read-modify-write.
+Rows are never mutated in place; changed copies are ``put`` back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from fake_honcho.errors import HonchoError, invalid
+from fake_honcho.ids import isoformat
+from fake_honcho.state import Row
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
+
+RESOURCE_NAME_PATTERN = "^[a-zA-Z0-9_-]+$"
+MAX_NAME_LENGTH = 512
+SESSION_OBSERVERS_LIMIT = 10
+_NAME = re.compile(RESOURCE_NAME_PATTERN)
+
+
+def now(fake: FakeHoncho) -> str:
+    return isoformat(fake.clock())
+
+
+def check_name(name: str, field: str = "id") -> None:
+    """A path id about to become a new resource, validated as its create schema would."""
+    if not name:
+        raise invalid(
+            "string_too_short",
+            (field,),
+            "String should have at least 1 character",
+            name,
+            {"min_length": 1},
+        )
+    if len(name) > MAX_NAME_LENGTH:
+        raise invalid(
+            "string_too_long",
+            (field,),
+            f"String should have at most {MAX_NAME_LENGTH} characters",
+            name,
+            {"max_length": MAX_NAME_LENGTH},
+        )
+    if not _NAME.match(name):
+        raise invalid(
+            "string_pattern_mismatch",
+            (field,),
+            f"String should match pattern '{RESOURCE_NAME_PATTERN}'",
+            name,
+            {"pattern": RESOURCE_NAME_PATTERN},
+        )
+
+
+def clean_configuration(configuration: dict[str, Any] | None) -> dict[str, Any]:
+    """``model_dump(exclude_none=True)`` of a configuration model: nulls dropped."""
+    if not configuration:
+        return {}
+    return {
+        key: clean_configuration(value) if isinstance(value, dict) else value
+        for key, value in configuration.items()
+        if value is not None
+    }
+
+
+# -- workspaces ---------------------------------------------------------------
+
+
+def get_workspace(fake: FakeHoncho, ws: str) -> Row:
+    row = fake.store.get("workspaces", ws)
+    if row is None:
+        raise HonchoError(404, f"Workspace {ws} not found")
+    return row
+
+
+def ensure_workspace(fake: FakeHoncho, ws: str) -> tuple[Row, bool]:
+    """The workspace, created empty if missing; ``(row, created)``."""
+    row = fake.store.get("workspaces", ws)
+    if row is not None:
+        return row, False
+    check_name(ws)
+    row = {"id": ws, "metadata": {}, "configuration": {}, "created_at": now(fake)}
+    fake.store.put("workspaces", ws, row)
+    return row, True
+
+
+# -- peers --------------------------------------------------------------------
+
+
+def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
+    """The server's ``_validate_new_peer_names``: only peers about to be created."""
+    new = [name for name in names if fake.store.get("peers", (ws, name)) is None]
+    too_long = [name for name in new if len(name) > MAX_NAME_LENGTH]
+    if too_long:
+        raise HonchoError(
+            422, f"Peer name(s) {too_long} must be at most {MAX_NAME_LENGTH} characters"
+        )
+    bad = [name for name in new if not _NAME.match(name)]
+    if bad:
+        raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
+
+
+def new_peer(fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: Any) -> Row:
+    return {
+        "id": pid,
+        "workspace_id": ws,
+        "created_at": now(fake),
+        "metadata": metadata or {},
+        "configuration": configuration or {},
+    }
+
+
+def ensure_peers(fake: FakeHoncho, ws: str, names: list[str]) -> None:
+    """Create the missing peers (and the workspace) after validating their names."""
+    check_new_peer_names(fake, ws, names)
+    ensure_workspace(fake, ws)
+    for pid in dict.fromkeys(names):
+        if fake.store.get("peers", (ws, pid)) is None:
+            fake.store.put("peers", (ws, pid), new_peer(fake, ws, pid, None, None))
+
+
+def get_peer(fake: FakeHoncho, ws: str, pid: str) -> Row:
+    row = fake.store.get("peers", (ws, pid))
+    if row is None:
+        raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
+    return row
+
+
+# -- sessions -----------------------------------------------------------------
+
+
+def session_not_found(ws: str, sid: str) -> HonchoError:
+    return HonchoError(404, f"Session {sid} not found in workspace {ws}")
+
+
+def get_active_session(fake: FakeHoncho, ws: str, sid: str) -> Row:
+    row = fake.store.get("sessions", (ws, sid))
+    if row is None or not row["is_active"]:
+        raise session_not_found(ws, sid)
+    return row
+
+
+def new_session(fake: FakeHoncho, ws: str, sid: str, metadata: Any, configuration: Any) -> Row:
+    return {
+        "id": sid,
+        "workspace_id": ws,
+        "is_active": True,
+        "metadata": metadata or {},
+        "configuration": clean_configuration(configuration),
+        "created_at": now(fake),
+        "_internal_id": fake.new_id(),
+    }
+
+
+def ensure_session(fake: FakeHoncho, ws: str, sid: str) -> tuple[Row, bool]:
+    """An active session, created (with its workspace) if missing; 404 if deleted."""
+    row = fake.store.get("sessions", (ws, sid))
+    if row is not None:
+        if not row["is_active"]:
+            raise session_not_found(ws, sid)
+        return row, False
+    check_name(sid)
+    ensure_workspace(fake, ws)
+    row = new_session(fake, ws, sid, None, None)
+    fake.store.put("sessions", (ws, sid), row)
+    return row, True
+
+
+def members(fake: FakeHoncho, ws: str, sid: str, *, active: bool = True) -> list[Row]:
+    """Membership rows of a session, in join order (only current members by default)."""
+    found = []
+    for key, row in fake.store.items("session_peers"):
+        in_session = isinstance(key, tuple) and key[0] == ws and key[1] == sid
+        if in_session and (not active or row["left_at"] is None):
+            found.append(row)
+    return found
+
+
+def observers_error(sid: str, count: int) -> HonchoError:
+    return HonchoError(
+        400,
+        f"Cannot create session {sid} with {count} observers. Maximum allowed is "
+        f"{SESSION_OBSERVERS_LIMIT} observers per session. Observers are peers with "
+        "'observe_others' set to true.",
+    )
+
+
+def add_members(
+    fake: FakeHoncho, ws: str, sid: str, peers: dict[str, Any], *, replace_config: bool = False
+) -> None:
+    """Join ``peers`` (id -> SessionPeerConfig) to the session.
+
+    Active members keep their config unless ``replace_config``; members who had left
+    rejoin with the given config. Everything is checked before anything is written.
+    """
+    changes = plan_members(fake, ws, sid, peers, replace_config=replace_config)
+    ensure_peers(fake, ws, list(peers))
+    for pid, row in changes.items():
+        fake.store.put("session_peers", (ws, sid, pid), row)
+
+
+def plan_members(
+    fake: FakeHoncho, ws: str, sid: str, peers: dict[str, Any], *, replace_config: bool = False
+) -> dict[str, Row]:
+    """The membership rows :func:`add_members` would write; raises 400/422 first."""
+    check_new_peer_names(fake, ws, list(peers))
+    stamp = now(fake)
+    planned: dict[str, Row] = {row["peer_id"]: row for row in members(fake, ws, sid)}
+    changes: dict[str, Row] = {}
+    for pid, config in peers.items():
+        config = config or {}
+        current = fake.store.get("session_peers", (ws, sid, pid))
+        active = current is not None and current["left_at"] is None
+        if active and not replace_config:
+            continue
+        row = {
+            "peer_id": pid,
+            "observe_me": config.get("observe_me"),
+            "observe_others": config.get("observe_others"),
+            "joined_at": current["joined_at"] if current is not None and active else stamp,
+            "left_at": None,
+        }
+        changes[pid] = row
+        planned[pid] = row
+    observers = sum(1 for row in planned.values() if row.get("observe_others"))
+    if observers > SESSION_OBSERVERS_LIMIT:
+        raise observers_error(sid, observers)
+    return changes
+
+
+def remove_members(fake: FakeHoncho, ws: str, sid: str, peer_ids: list[str]) -> None:
+    """Soft-remove members: ``left_at`` is set, the row stays."""
+    stamp = now(fake)
+    for pid in dict.fromkeys(peer_ids):
+        current = fake.store.get("session_peers", (ws, sid, pid))
+        if current is not None and current["left_at"] is None:
+            fake.store.put("session_peers", (ws, sid, pid), {**current, "left_at": stamp})
+
+
+def session_peer_config(row: Row) -> dict[str, Any]:
+    return {"observe_me": row.get("observe_me"), "observe_others": row.get("observe_others")}

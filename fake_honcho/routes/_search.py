@@ -1,0 +1,51 @@
+"""The search handler shared by workspace, session and peer search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from fake_honcho.endpoint import fake_of, public, read_body, respond, strip_nul
+from fake_honcho.filters import MESSAGE, Predicate, compile_filter
+from fake_honcho.search import search_index, sortable_timestamp
+from fake_honcho.state import Row
+
+
+async def run_search(request: Request, scope: dict[str, str]) -> Response:
+    """Shared by workspace, session and peer search: ``scope`` keys override ``filters``."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "MessageSearchOptions")
+    filters = dict(body.get("filters") or {})
+    perspective = filters.pop("peer_perspective", None)
+    filters.update({"workspace_id": ws, **scope})
+    predicate = compile_filter(filters, MESSAGE)
+    if perspective is not None:
+        predicate = _with_perspective(fake, ws, str(perspective), predicate)
+    query = strip_nul(body["query"])
+    rows = search_index(fake.store).search(ws, query, where=predicate, limit=body.get("limit", 10))
+    return respond(request, [public(row) for row in rows], schema="Message", many=True)
+
+
+def _with_perspective(fake: Any, ws: str, peer: str, predicate: Predicate | None) -> Predicate:
+    """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
+    windows: dict[str, tuple[str, str | None]] = {}
+    for key, row in fake.store.items("session_peers"):
+        if isinstance(key, tuple) and key[0] == ws and key[2] == peer:
+            windows[key[1]] = (row["joined_at"], row["left_at"])
+
+    def visible(row: Row) -> bool:
+        window = windows.get(row["session_id"])
+        if window is None:
+            return False
+        joined, left = window
+        stamp = row["created_at"]
+        return sortable_timestamp(stamp) >= sortable_timestamp(joined) and (
+            left is None or sortable_timestamp(stamp) <= sortable_timestamp(left)
+        )
+
+    if predicate is None:
+        return visible
+    return lambda row: visible(row) and predicate(row)

@@ -1,0 +1,239 @@
+"""Messages: batch create (1..100), file upload, list, get, update metadata.
+
+Creating messages cascades like Honcho: workspace, session and author peers are
+created and authors join the session. Rows are lean (see ``docs/architecture.md``)
+and the deriver hears about them under the store lock.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond, strip_nul
+from fake_honcho.errors import HonchoError, invalid
+from fake_honcho.filters import MESSAGE, compile_filter
+from fake_honcho.ids import isoformat
+from fake_honcho.message_index import message_index
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import (
+    add_members,
+    clean_configuration,
+    ensure_session,
+    now,
+    plan_members,
+)
+from fake_honcho.search import search_index
+from fake_honcho.state import Row
+from fake_honcho.text import token_count
+
+S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
+MAX_MESSAGE_SIZE = 25_000
+MAX_FILE_SIZE = 5 * 1024 * 1024
+TEXT_TYPES = ("text/", "application/json")
+
+
+def _ids(request: Request) -> tuple[str, str]:
+    return request.path_params["workspace_id"], request.path_params["session_id"]
+
+
+async def create(request: Request) -> Response:
+    """201 with the stored messages in request order."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    body = await read_body(request, "MessageBatchCreate")
+    drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
+    rows = store_messages(fake, ws, sid, drafts)
+    return respond(request, [public(row) for row in rows], status=201, schema="Message", many=True)
+
+
+def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
+    created_at = item.get("created_at")
+    return {
+        "content": strip_nul(item["content"]),
+        "peer_id": item["peer_id"],
+        "metadata": check_metadata(item.get("metadata"), (*loc, "metadata")) or {},
+        "created_at": _timestamp(created_at, (*loc, "created_at")) if created_at else None,
+        "configuration": clean_configuration(item.get("configuration")) or None,
+    }
+
+
+def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
+    """A client ``created_at`` as Honcho returns it: UTC with ``Z``."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise invalid(
+            "datetime_from_date_parsing",
+            loc,
+            "Input should be a valid datetime or date, invalid date format",
+            text,
+            {"error": "invalid date format"},
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return isoformat(moment)
+
+
+def store_messages(fake: Any, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
+    """Write ``drafts`` with the cascade; everything is checked before the first write."""
+    index = message_index(fake.store)
+    search_index(fake.store)  # attach before the first message, so queries never backfill
+    authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
+    with fake.store.lock:
+        session = fake.store.get("sessions", (ws, sid))
+        if session is not None and not session["is_active"]:
+            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        joining: dict[str, Any] = {
+            pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
+        }
+        plan_members(fake, ws, sid, joining)
+        ensure_session(fake, ws, sid)
+        add_members(fake, ws, sid, joining)
+        stamp = now(fake)
+        in_session = len(index.session_ids(ws, sid))
+        rows = []
+        for offset, draft in enumerate(drafts, start=1):
+            mid = fake.new_id()
+            row = {
+                "id": mid,
+                "content": draft["content"],
+                "peer_id": draft["peer_id"],
+                "session_id": sid,
+                "workspace_id": ws,
+                "metadata": draft["metadata"],
+                "created_at": draft["created_at"] or stamp,
+                "token_count": token_count(draft["content"]),
+                "_seq": index.next_seq(),
+                "_seq_in_session": in_session + offset,
+                "_configuration": draft["configuration"],
+            }
+            fake.store.put("messages", mid, row)
+            rows.append(row)
+        fake.deriver.on_messages_created(ws, sid, rows)
+    return rows
+
+
+async def upload(request: Request) -> Response:
+    """A text or JSON file becomes messages of at most 25,000 characters each."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    async with request.form() as form:
+        upload_file = form.get("file")
+        peer_id = form.get("peer_id")
+        missing = [
+            name
+            for name, value in (("file", upload_file), ("peer_id", peer_id))
+            if value is None or (name == "file" and not isinstance(value, UploadFile))
+        ]
+        if missing:
+            raise HonchoError(
+                422,
+                [
+                    {
+                        "type": "missing",
+                        "loc": ["body", name],
+                        "msg": "Field required",
+                        "input": None,
+                    }
+                    for name in missing
+                ],
+            )
+        assert isinstance(upload_file, UploadFile) and isinstance(peer_id, str)
+        data = await upload_file.read(MAX_FILE_SIZE + 1)
+        content_type = (upload_file.content_type or "").split(";")[0].strip()
+        extra = {name: form.get(name) for name in ("metadata", "configuration", "created_at")}
+    if len(data) > MAX_FILE_SIZE:
+        raise HonchoError(413, f"File size exceeds maximum allowed size of {MAX_FILE_SIZE} bytes")
+    if not content_type.startswith(TEXT_TYPES):
+        raise HonchoError(415, f"Unsupported file type: {content_type or 'unknown'}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HonchoError(415, f"Unsupported file type: {content_type}") from None
+    item: dict[str, Any] = {"peer_id": peer_id}
+    for name in ("metadata", "configuration"):
+        raw = extra[name]
+        if isinstance(raw, str) and raw:
+            try:
+                item[name] = json.loads(raw)
+            except json.JSONDecodeError:
+                raise HonchoError(422, f"Invalid JSON in {name}") from None
+    if isinstance(extra["created_at"], str) and extra["created_at"]:
+        item["created_at"] = extra["created_at"]
+    chunks = [text[i : i + MAX_MESSAGE_SIZE] for i in range(0, len(text), MAX_MESSAGE_SIZE)] or [""]
+    drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in chunks]
+    rows = store_messages(fake, ws, sid, drafts)
+    return respond(request, [public(row) for row in rows], status=201, schema="Message", many=True)
+
+
+async def list_messages(request: Request) -> Response:
+    """Insertion order; an unknown session is an empty page, not a 404."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    params = page_params(request)
+    body = await read_body(request, "MessageGet", required=False) or {}
+    predicate = compile_filter(body.get("filters"), MESSAGE)
+    index = message_index(fake.store)
+    with fake.store.lock:
+        ids = index.session_ids(ws, sid)
+        if predicate is None:
+            ordered = list(ids)
+            page = page_of(
+                ordered, params, lambda mid: public(fake.store.get("messages", mid) or {})
+            )
+        else:
+            rows = [row for row in index.rows(ids) if predicate(row)]
+            page = page_of(rows, params, public)
+    return respond(request, page, schema="Page_Message_")
+
+
+def _message(fake: Any, ws: str, sid: str, mid: str) -> Row | None:
+    row = fake.store.get("messages", mid)
+    if row is None or row["workspace_id"] != ws or row["session_id"] != sid:
+        return None
+    return row
+
+
+async def get(request: Request) -> Response:
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    mid = request.path_params["message_id"]
+    with fake.store.lock:
+        row = _message(fake, ws, sid, mid)
+        if row is None:
+            raise HonchoError(404, f"Message with ID {mid} not found")
+    return respond(request, public(row), schema="Message")
+
+
+async def update(request: Request) -> Response:
+    """Only metadata changes; it is overwritten."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    mid = request.path_params["message_id"]
+    body = await read_body(request, "MessageUpdate")
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    with fake.store.lock:
+        row = _message(fake, ws, sid, mid)
+        if row is None:
+            raise HonchoError(404, "Message not found")
+        if metadata is not None:
+            row = {**row, "metadata": metadata}
+            fake.store.put("messages", mid, row)
+    return respond(request, public(row), schema="Message")
+
+
+routes = [
+    Route(S + "/messages", create, methods=["POST"]),
+    Route(S + "/messages/", create, methods=["POST"]),
+    Route(S + "/messages/upload", upload, methods=["POST"]),
+    Route(S + "/messages/list", list_messages, methods=["POST"]),
+    Route(S + "/messages/{message_id}", get, methods=["GET"]),
+    Route(S + "/messages/{message_id}", update, methods=["PUT"]),
+]

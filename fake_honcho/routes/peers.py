@@ -1,0 +1,115 @@
+"""Peers: get-or-create (replacing metadata/configuration), list, update, sessions, search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
+from fake_honcho.filters import PEER, SESSION, compile_filter
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import check_name, ensure_workspace, new_peer
+from fake_honcho.routes._search import run_search
+
+W = "/v3/workspaces/{workspace_id}"
+P = W + "/peers/{peer_id}"
+
+
+async def get_or_create(request: Request) -> Response:
+    """201 when created; on an existing peer, provided metadata/configuration replace."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "PeerCreate", id_alias="name")
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    with fake.store.lock:
+        row, created = _upsert(fake, ws, body["id"], metadata, body.get("configuration"))
+    return respond(request, public(row), status=201 if created else 200, schema="Peer")
+
+
+async def update(request: Request) -> Response:
+    """PUT is get-or-create too: metadata and configuration replaced wholesale."""
+    fake = fake_of(request)
+    ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
+    body = await read_body(request, "PeerUpdate")
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    with fake.store.lock:
+        if fake.store.get("peers", (ws, pid)) is None:
+            check_name(pid)
+        row, _ = _upsert(fake, ws, pid, metadata, body.get("configuration"))
+    return respond(request, public(row), schema="Peer")
+
+
+def _upsert(
+    fake: Any, ws: str, pid: str, metadata: Any, configuration: Any
+) -> tuple[dict[str, Any], bool]:
+    ensure_workspace(fake, ws)
+    row = fake.store.get("peers", (ws, pid))
+    if row is None:
+        row = new_peer(fake, ws, pid, metadata, configuration)
+        fake.store.put("peers", (ws, pid), row)
+        return row, True
+    changed: dict[str, Any] = {}
+    if metadata is not None and metadata != row["metadata"]:
+        changed["metadata"] = metadata
+    if configuration is not None and configuration != row["configuration"]:
+        changed["configuration"] = configuration
+    if changed:
+        row = {**row, **changed}
+        fake.store.put("peers", (ws, pid), row)
+    return row, False
+
+
+async def list_peers(request: Request) -> Response:
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    params = page_params(request)
+    body = await read_body(request, "PeerGet", required=False) or {}
+    predicate = compile_filter(body.get("filters"), PEER)
+    with fake.store.lock:
+        rows = [
+            row
+            for row in fake.store.rows("peers")
+            if row["workspace_id"] == ws and (predicate is None or predicate(row))
+        ]
+    return respond(request, page_of(rows, params, public), schema="Page_Peer_")
+
+
+async def sessions_of_peer(request: Request) -> Response:
+    """Active sessions the peer is a current member of."""
+    fake = fake_of(request)
+    ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
+    params = page_params(request)
+    body = await read_body(request, "SessionGet", required=False) or {}
+    predicate = compile_filter(body.get("filters"), SESSION)
+    with fake.store.lock:
+        joined = {
+            key[1]
+            for key, row in fake.store.items("session_peers")
+            if isinstance(key, tuple) and key[0] == ws and key[2] == pid and row["left_at"] is None
+        }
+        rows = [
+            row
+            for row in fake.store.rows("sessions")
+            if row["workspace_id"] == ws
+            and row["is_active"]
+            and row["id"] in joined
+            and (predicate is None or predicate(row))
+        ]
+    return respond(request, page_of(rows, params, public), schema="Page_Session_")
+
+
+async def search(request: Request) -> Response:
+    """Messages *authored* by the peer."""
+    return await run_search(request, scope={"peer_id": request.path_params["peer_id"]})
+
+
+routes = [
+    Route(W + "/peers", get_or_create, methods=["POST"]),
+    Route(W + "/peers/list", list_peers, methods=["POST"]),
+    Route(P, update, methods=["PUT"]),
+    Route(P + "/sessions", sessions_of_peer, methods=["POST"]),
+    Route(P + "/search", search, methods=["POST"]),
+]

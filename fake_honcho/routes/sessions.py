@@ -1,0 +1,278 @@
+"""Sessions: get-or-create with a peer map, list, update, delete, clone, members, search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho.endpoint import (
+    check_metadata,
+    fake_of,
+    no_content,
+    public,
+    query_str,
+    read_body,
+    respond,
+)
+from fake_honcho.errors import HonchoError
+from fake_honcho.filters import SESSION, compile_filter
+from fake_honcho.message_index import message_index
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import (
+    add_members,
+    clean_configuration,
+    ensure_session,
+    ensure_workspace,
+    get_active_session,
+    members,
+    new_session,
+    now,
+    plan_members,
+    remove_members,
+    session_not_found,
+    session_peer_config,
+)
+from fake_honcho.routes._search import run_search
+
+W = "/v3/workspaces/{workspace_id}"
+S = W + "/sessions/{session_id}"
+
+
+def _ids(request: Request) -> tuple[str, str]:
+    return request.path_params["workspace_id"], request.path_params["session_id"]
+
+
+async def get_or_create(request: Request) -> Response:
+    """201 when created; existing: metadata replaced, configuration merged, peers added."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "SessionCreate", id_alias="name")
+    sid = body["id"]
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    peers: dict[str, Any] = body.get("peers") or {}
+    configuration = body.get("configuration")
+    with fake.store.lock:
+        row = fake.store.get("sessions", (ws, sid))
+        created = row is None
+        if row is None:
+            plan_members(fake, ws, sid, peers)
+            ensure_workspace(fake, ws)
+            row = new_session(fake, ws, sid, metadata, configuration)
+            if peers:
+                add_members(fake, ws, sid, peers)
+            fake.store.put("sessions", (ws, sid), row)
+        else:
+            if not row["is_active"]:
+                raise session_not_found(ws, sid)
+            if peers:
+                add_members(fake, ws, sid, peers)
+            row = _apply_update(fake, ws, sid, row, metadata, configuration)
+    return respond(request, public(row), status=201 if created else 200, schema="Session")
+
+
+def _apply_update(
+    fake: Any, ws: str, sid: str, row: dict[str, Any], metadata: Any, configuration: Any
+) -> dict[str, Any]:
+    changed: dict[str, Any] = {}
+    if metadata is not None and metadata != row["metadata"]:
+        changed["metadata"] = metadata
+    if configuration is not None:
+        merged = {**row["configuration"], **clean_configuration(configuration)}
+        if merged != row["configuration"]:
+            changed["configuration"] = merged
+    if changed:
+        row = {**row, **changed}
+        fake.store.put("sessions", (ws, sid), row)
+    return row
+
+
+async def list_sessions(request: Request) -> Response:
+    """Active sessions only."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    params = page_params(request)
+    body = await read_body(request, "SessionGet", required=False) or {}
+    predicate = compile_filter(body.get("filters"), SESSION)
+    with fake.store.lock:
+        rows = [
+            row
+            for row in fake.store.rows("sessions")
+            if row["workspace_id"] == ws
+            and row["is_active"]
+            and (predicate is None or predicate(row))
+        ]
+    return respond(request, page_of(rows, params, public), schema="Page_Session_")
+
+
+async def update(request: Request) -> Response:
+    """PUT is get-or-create; a deleted session answers 404."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    body = await read_body(request, "SessionUpdate")
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    with fake.store.lock:
+        row, _ = ensure_session(fake, ws, sid)
+        row = _apply_update(fake, ws, sid, row, metadata, body.get("configuration"))
+    return respond(request, public(row), schema="Session")
+
+
+async def delete(request: Request) -> Response:
+    """202: the session turns inactive at once and its messages and members go."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    with fake.store.lock:
+        row = get_active_session(fake, ws, sid)
+        fake.store.put("sessions", (ws, sid), {**row, "is_active": False})
+        index = message_index(fake.store)
+        for mid in list(index.session_ids(ws, sid)):
+            fake.store.delete("messages", mid)
+        for member in members(fake, ws, sid, active=False):
+            fake.store.delete("session_peers", (ws, sid, member["peer_id"]))
+    return respond(
+        request, {"message": "Session deleted successfully"}, status=202, schema="Accepted"
+    )
+
+
+async def clone(request: Request) -> Response:
+    """201: a new nanoid-named session with copied metadata, configuration, messages, peers."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    cutoff = query_str(request, "message_id")
+    with fake.store.lock:
+        original = fake.store.get("sessions", (ws, sid))
+        if original is None or not original["is_active"]:
+            raise HonchoError(404, "Original session not found")
+        index = message_index(fake.store)
+        messages = index.session_messages(ws, sid)
+        if cutoff is not None:
+            cut = next((i for i, m in enumerate(messages) if m["id"] == cutoff), None)
+            if cut is None:
+                raise HonchoError(
+                    404, "Message not found or doesn't belong to the specified session"
+                )
+            messages = messages[: cut + 1]
+        new_sid = fake.new_id()
+        row = new_session(fake, ws, new_sid, original["metadata"], None)
+        row["configuration"] = original["configuration"]
+        fake.store.put("sessions", (ws, new_sid), row)
+        stamp = now(fake)
+        for message in messages:
+            mid = fake.new_id()
+            copy = {
+                **message,
+                "id": mid,
+                "session_id": new_sid,
+                "created_at": stamp,
+                "_seq": index.next_seq(),
+            }
+            fake.store.put("messages", mid, copy)
+        for member in members(fake, ws, sid, active=False):
+            fake.store.put(
+                "session_peers",
+                (ws, new_sid, member["peer_id"]),
+                {**member, "joined_at": stamp, "left_at": None},
+            )
+    return respond(request, public(row), status=201, schema="Session")
+
+
+async def add_peers(request: Request) -> Response:
+    """POST creates the session if needed (unlike PUT and DELETE)."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    body = await read_body(request, "SessionPeerMap")
+    with fake.store.lock:
+        existing = fake.store.get("sessions", (ws, sid))
+        if existing is None or existing["is_active"]:
+            plan_members(fake, ws, sid, body)
+        row, _ = ensure_session(fake, ws, sid)
+        add_members(fake, ws, sid, body)
+    return respond(request, public(row), schema="Session")
+
+
+async def set_peers(request: Request) -> Response:
+    """Replace the member set: others are soft-removed, listed ones take the new config."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    body = await read_body(request, "SessionPeerMap")
+    with fake.store.lock:
+        row = get_active_session(fake, ws, sid)
+        add_members(fake, ws, sid, body, replace_config=True)
+        leaving = [m["peer_id"] for m in members(fake, ws, sid) if m["peer_id"] not in body]
+        remove_members(fake, ws, sid, leaving)
+    return respond(request, public(row), schema="Session")
+
+
+async def remove_peers(request: Request) -> Response:
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    body = await read_body(request, "PeerIdList")
+    with fake.store.lock:
+        row = get_active_session(fake, ws, sid)
+        remove_members(fake, ws, sid, body)
+    return respond(request, public(row), schema="Session")
+
+
+async def list_peers(request: Request) -> Response:
+    """Current members as Peer rows (a paginated GET without filters)."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    params = page_params(request, with_reverse=False)
+    with fake.store.lock:
+        rows = [
+            peer
+            for member in members(fake, ws, sid)
+            if (peer := fake.store.get("peers", (ws, member["peer_id"]))) is not None
+        ]
+    return respond(request, page_of(rows, params, public), schema="Page_Peer_")
+
+
+async def get_peer_config(request: Request) -> Response:
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    pid = request.path_params["peer_id"]
+    with fake.store.lock:
+        get_active_session(fake, ws, sid)
+        member = fake.store.get("session_peers", (ws, sid, pid))
+        if member is None or fake.store.get("peers", (ws, pid)) is None:
+            raise HonchoError(404, f"Session peer {pid} not found in session {sid}")
+    return respond(request, session_peer_config(member), schema="SessionPeerConfig")
+
+
+async def set_peer_config(request: Request) -> Response:
+    """204: non-null keys merge into the membership, created if absent."""
+    fake = fake_of(request)
+    ws, sid = _ids(request)
+    pid = request.path_params["peer_id"]
+    body = await read_body(request, "SessionPeerConfig")
+    with fake.store.lock:
+        get_active_session(fake, ws, sid)
+        if fake.store.get("peers", (ws, pid)) is None:
+            raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
+        member = fake.store.get("session_peers", (ws, sid, pid))
+        merged = session_peer_config(member) if member is not None else {}
+        merged.update({key: value for key, value in body.items() if value is not None})
+        add_members(fake, ws, sid, {pid: merged}, replace_config=True)
+    return no_content()
+
+
+async def search(request: Request) -> Response:
+    return await run_search(request, scope={"session_id": request.path_params["session_id"]})
+
+
+routes = [
+    Route(W + "/sessions", get_or_create, methods=["POST"]),
+    Route(W + "/sessions/list", list_sessions, methods=["POST"]),
+    Route(S, update, methods=["PUT"]),
+    Route(S, delete, methods=["DELETE"]),
+    Route(S + "/clone", clone, methods=["POST"]),
+    Route(S + "/peers", add_peers, methods=["POST"]),
+    Route(S + "/peers", set_peers, methods=["PUT"]),
+    Route(S + "/peers", remove_peers, methods=["DELETE"]),
+    Route(S + "/peers", list_peers, methods=["GET"]),
+    Route(S + "/peers/{peer_id}/config", get_peer_config, methods=["GET"]),
+    Route(S + "/peers/{peer_id}/config", set_peer_config, methods=["PUT"]),
+    Route(S + "/search", search, methods=["POST"]),
+]

@@ -1,0 +1,97 @@
+"""Webhook endpoints: registration only; the fake never delivers events."""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlparse
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho.endpoint import fake_of, no_content, public, read_body, respond
+from fake_honcho.errors import HonchoError, value_error
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import ensure_workspace, get_workspace, now
+
+W = "/v3/workspaces/{workspace_id}"
+WEBHOOK_MAX_WORKSPACE_LIMIT = 10
+
+
+def _check_url(url: str) -> None:
+    """http(s) only, and no IP literal in a private, loopback or reserved range."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise value_error(("body", "url"), "URL must use http or https", url)
+    try:
+        address = ipaddress.ip_address(parsed.hostname)
+    except ValueError:
+        return
+    if (
+        address.is_private
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_reserved
+        or address.is_multicast
+        or address.is_unspecified
+    ):
+        raise value_error(("body", "url"), "URL must not point to a private address", url)
+
+
+async def create(request: Request) -> Response:
+    """Get-or-create by URL: 201 when new, 200 when already registered; 409 past 10."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "WebhookEndpointCreate")
+    url = body["url"]
+    _check_url(url)
+    with fake.store.lock:
+        ensure_workspace(fake, ws)
+        mine = [row for key, row in fake.store.items("webhooks") if key[0] == ws]
+        existing = next((row for row in mine if row["url"] == url), None)
+        if existing is not None:
+            return respond(request, public(existing), schema="WebhookEndpoint")
+        if len(mine) >= WEBHOOK_MAX_WORKSPACE_LIMIT:
+            raise HonchoError(
+                409,
+                f"Maximum number of webhook endpoints ({WEBHOOK_MAX_WORKSPACE_LIMIT}) "
+                "reached for this workspace.",
+            )
+        row = {"id": fake.new_id(), "workspace_id": ws, "url": url, "created_at": now(fake)}
+        fake.store.put("webhooks", (ws, row["id"]), row)
+    return respond(request, public(row), status=201, schema="WebhookEndpoint")
+
+
+async def list_webhooks(request: Request) -> Response:
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    params = page_params(request, with_reverse=False)
+    with fake.store.lock:
+        rows = [row for key, row in fake.store.items("webhooks") if key[0] == ws]
+    return respond(request, page_of(rows, params, public), schema="Page_WebhookEndpoint_")
+
+
+async def delete(request: Request) -> Response:
+    fake = fake_of(request)
+    ws, endpoint = request.path_params["workspace_id"], request.path_params["endpoint_id"]
+    with fake.store.lock:
+        if fake.store.get("webhooks", (ws, endpoint)) is None:
+            raise HonchoError(404, f"Webhook endpoint {endpoint} not found")
+        fake.store.delete("webhooks", (ws, endpoint))
+    return no_content()
+
+
+async def test_event(request: Request) -> Response:
+    """Would emit a test event; the fake delivers nothing and answers ``null``."""
+    fake = fake_of(request)
+    with fake.store.lock:
+        get_workspace(fake, request.path_params["workspace_id"])
+    return respond(request, None)
+
+
+routes = [
+    Route(W + "/webhooks", create, methods=["POST"]),
+    Route(W + "/webhooks", list_webhooks, methods=["GET"]),
+    Route(W + "/webhooks/test", test_event, methods=["GET"]),
+    Route(W + "/webhooks/{endpoint_id}", delete, methods=["DELETE"]),
+]

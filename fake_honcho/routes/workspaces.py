@@ -1,0 +1,110 @@
+"""Workspaces: get-or-create, list, update (itself get-or-create), delete, search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
+from fake_honcho.errors import HonchoError
+from fake_honcho.filters import WORKSPACE, compile_filter
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import clean_configuration, ensure_workspace, get_workspace
+from fake_honcho.routes._search import run_search
+from fake_honcho.state import Row
+
+W = "/v3/workspaces/{workspace_id}"
+
+
+async def get_or_create(request: Request) -> Response:
+    """201 when created; an existing workspace is returned unchanged (body ignored)."""
+    fake = fake_of(request)
+    body = await read_body(request, "WorkspaceCreate", id_alias="name")
+    metadata = check_metadata(body.get("metadata", {}), ("body", "metadata"))
+    with fake.store.lock:
+        row, created = ensure_workspace(fake, body["id"])
+        if created and (metadata or body.get("configuration")):
+            row = {
+                **row,
+                "metadata": metadata or {},
+                "configuration": clean_configuration(body.get("configuration")),
+            }
+            fake.store.put("workspaces", row["id"], row)
+    return respond(request, public(row), status=201 if created else 200, schema="Workspace")
+
+
+async def list_workspaces(request: Request) -> Response:
+    fake = fake_of(request)
+    params = page_params(request)
+    body = await read_body(request, "WorkspaceGet", required=False) or {}
+    predicate = compile_filter(body.get("filters"), WORKSPACE)
+    with fake.store.lock:
+        rows = [r for r in fake.store.rows("workspaces") if predicate is None or predicate(r)]
+    return respond(request, page_of(rows, params, public), schema="Page_Workspace_")
+
+
+async def update(request: Request) -> Response:
+    """Metadata replaced, configuration shallow-merged; a missing workspace is created."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "WorkspaceUpdate")
+    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    with fake.store.lock:
+        row, _ = ensure_workspace(fake, ws)
+        changed: dict[str, Any] = {}
+        if metadata is not None:
+            changed["metadata"] = metadata
+        if body.get("configuration") is not None:
+            merged = {**row["configuration"], **clean_configuration(body["configuration"])}
+            changed["configuration"] = merged
+        if changed:
+            row = {**row, **changed}
+            fake.store.put("workspaces", ws, row)
+    return respond(request, public(row), schema="Workspace")
+
+
+async def delete(request: Request) -> Response:
+    """202 and an immediate cascade; 409 while active sessions remain."""
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    with fake.store.lock:
+        get_workspace(fake, ws)
+        if any(
+            row["workspace_id"] == ws and row["is_active"] for row in fake.store.rows("sessions")
+        ):
+            raise HonchoError(
+                409,
+                f"Cannot delete workspace '{ws}': active session(s) remain. "
+                "Delete all sessions first.",
+            )
+        for collection in fake.store.collections():
+            for key, row in fake.store.items(collection):
+                if _belongs_to(ws, collection, key, row):
+                    fake.store.delete(collection, key)
+    return respond(
+        request, {"message": "Workspace deletion accepted"}, status=202, schema="Accepted"
+    )
+
+
+def _belongs_to(ws: str, collection: str, key: Any, row: Row) -> bool:
+    if collection == "workspaces":
+        return key == ws
+    if isinstance(key, tuple) and key and key[0] == ws:
+        return True
+    return isinstance(row, dict) and row.get("workspace_id") == ws
+
+
+async def search(request: Request) -> Response:
+    return await run_search(request, scope={})
+
+
+routes = [
+    Route("/v3/workspaces", get_or_create, methods=["POST"]),
+    Route("/v3/workspaces/list", list_workspaces, methods=["POST"]),
+    Route(W, update, methods=["PUT"]),
+    Route(W, delete, methods=["DELETE"]),
+    Route(W + "/search", search, methods=["POST"]),
+]
