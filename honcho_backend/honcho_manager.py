@@ -36,8 +36,6 @@ BATCH_SIZE = 100
 RECOVERY_WINDOW = 100
 """How many of a session's newest messages are read on first sight of a thread."""
 
-METADATA_KEY = "df"
-"""Message metadata key holding the backend's message key (short: it is on the wire per message)."""
 
 MIN_TOP_K, MAX_TOP_K = 1, 100
 DEFAULT_CATEGORY = "memory"
@@ -173,12 +171,7 @@ class HonchoMemoryManager(MemoryManager):
             for start in range(0, len(unsent), BATCH_SIZE):
                 batch = unsent[start : start + BATCH_SIZE]
                 payload = [
-                    {
-                        "peer_id": peers[message.role],
-                        "content": message.text,
-                        "metadata": {METADATA_KEY: message.key},
-                    }
-                    for message in batch
+                    {"peer_id": peers[message.role], "content": message.text} for message in batch
                 ]
                 try:
                     self._post_messages(workspace, session, peers, payload)
@@ -189,22 +182,23 @@ class HonchoMemoryManager(MemoryManager):
                 state.remember(message.key for message in batch)
 
     def _open_thread(self, workspace: str, session: str, peers: dict[str, str]) -> ThreadState:
-        """First sight of a thread: make sure it exists and learn what it already holds."""
+        """First sight of a thread: make sure it exists and learn what it already holds.
+
+        Stored messages are recognised by author and content, so nothing extra
+        goes on the wire per message, and sessions written by DeerFlow's own
+        Honcho backend are recognised too.
+        """
         self._establish(workspace, session, peers)
-        known: list[str] = []
-        for item in reversed(
-            self._http().newest_messages(workspace, session, size=RECOVERY_WINDOW)
-        ):
-            if not isinstance(item, dict):
-                continue
-            metadata = item.get("metadata")
-            key = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
-            if isinstance(key, str):
-                known.append(key)
-            elif isinstance(item.get("peer_id"), str) and isinstance(item.get("content"), str):
-                # Written by another client (e.g. DeerFlow's own backend): match by content.
-                known.append(content_fingerprint(item["peer_id"], item["content"]))
-        return ThreadState(known)
+        newest_first = self._http().newest_messages(workspace, session, size=RECOVERY_WINDOW)
+        return ThreadState(
+            [
+                content_fingerprint(item["peer_id"], item["content"])
+                for item in reversed(newest_first)
+                if isinstance(item, dict)
+                and isinstance(item.get("peer_id"), str)
+                and isinstance(item.get("content"), str)
+            ]
+        )
 
     def _establish(self, workspace: str, session: str, peers: dict[str, str]) -> None:
         client = self._http()

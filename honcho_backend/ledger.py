@@ -21,6 +21,8 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 KEYS_PER_THREAD = 256
+ALIGN_RUN = 3
+"""Consecutive messages that must match to align the history with the session."""
 _LOCK_STRIPES = 64
 
 
@@ -55,14 +57,16 @@ class BoundedLRU(Generic[K, V]):
 
 
 class ThreadState:
-    """Keys of the newest messages known to be in one Honcho session."""
+    """What one Honcho session is known to hold.
 
-    def __init__(self, keys: Iterable[str] = ()) -> None:
+    ``keys`` are the keys of messages this process stored. ``stored`` are
+    fingerprints (author + content) of the session's newest messages, oldest
+    first, as read from Honcho on first sight of the thread.
+    """
+
+    def __init__(self, stored: Sequence[str] = ()) -> None:
         self._keys: OrderedDict[str, None] = OrderedDict()
-        self.remember(keys)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._keys
+        self._stored = list(stored)
 
     def remember(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -74,12 +78,27 @@ class ThreadState:
     def unsent(
         self, outgoing: Sequence[Outgoing], fingerprint: Callable[[Outgoing], str]
     ) -> list[Outgoing]:
-        """The messages after the last one the session is known to hold."""
+        """The messages after the last one the session is known to hold.
+
+        The newest key match is exact. Failing that, the session's newest
+        stored messages are aligned with the history (a few in a row must
+        match, so a repeated "yes" is not mistaken for the old one). Failing
+        that too, anything stored recently is skipped by fingerprint.
+        """
         for index in range(len(outgoing) - 1, -1, -1):
-            message = outgoing[index]
-            if message.key in self._keys or fingerprint(message) in self._keys:
+            if outgoing[index].key in self._keys:
                 return list(outgoing[index + 1 :])
-        return list(outgoing)
+        if not self._stored:
+            return list(outgoing)
+        prints = [fingerprint(message) for message in outgoing]
+        for index in range(len(prints) - 1, -1, -1):
+            run = min(ALIGN_RUN, index + 1, len(self._stored))
+            if prints[index - run + 1 : index + 1] == self._stored[-run:]:
+                return list(outgoing[index + 1 :])
+        stored = set(self._stored)
+        return [
+            message for message, mark in zip(outgoing, prints, strict=True) if mark not in stored
+        ]
 
 
 class ThreadLedger:

@@ -30,7 +30,7 @@ _ROLES: dict[str, Role] = {
     "assistant": "assistant",
 }
 _HIDDEN_FLAGS = ("hide_from_ui", "dynamic_context_reminder")
-_KEY_CHARS = 10
+_KEY_CHARS = 8
 
 
 @dataclass(frozen=True, slots=True)
