@@ -75,12 +75,12 @@ CONTRACT_METHODS = (
     "aget_context", "asearch", "close",
 )  # fmt: skip
 
-SECRET = "My locker code is zanzibar42"
+SECRET = "My favorite password is zanzibar42"
 
 SCRIPT: tuple[tuple[ChatMessage, ...], ...] = (
     (human("Hi, I'm planning a trip to Kyoto in April."), ai("Lovely, cherry blossom season!")),
     (
-        human("I only drink matcha, never coffee."),
+        human("I really love matcha, never coffee."),
         tool("weather: 18C"),
         ai("Noted: matcha it is."),
     ),
@@ -367,7 +367,7 @@ class MemoryManagerContract(ContractSuite):
         manager = make_manager(context_cap=cap)
         user = self.user("cap", honcho_workspace)
         history = [
-            human(f"Fact number {i}: I have visited city number {i} and loved its food.")
+            human(f"I love the food of city number {i}, especially the street food.")
             for i in range(12)
         ]
         manager.add("thread-cap", history, user_id=user)
