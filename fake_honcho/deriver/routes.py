@@ -6,8 +6,7 @@ or LLM, from what the toy deriver stored.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -24,7 +23,6 @@ from fake_honcho.deriver.representation import (
     render_plain,
     select,
 )
-from fake_honcho.deriver.work import session_messages
 from fake_honcho.endpoint import (
     fake_of,
     no_content,
@@ -41,16 +39,14 @@ from fake_honcho.endpoint import public as public_row
 from fake_honcho.errors import HonchoError, not_found
 from fake_honcho.filters import CONCLUSION, compile_filter, matches_all
 from fake_honcho.ids import isoformat
+from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import ensure_peers, get_active_session, get_peer
 from fake_honcho.schemas import default_schemas
 from fake_honcho.state import Row
 
-if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
-
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
-PEER_NAME = re.compile(r"[a-zA-Z0-9_-]+")
 _RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
 
 
@@ -92,10 +88,10 @@ async def create_conclusions(request: Request) -> Response:
     with fake.store.lock:
         for item in raw["conclusions"]:
             for peer_id in (item["observer_id"], item["observed_id"]):
-                _require_peer(fake.store, workspace_id, peer_id)
+                get_peer(fake, workspace_id, peer_id)
             session_id = item.get("session_id")
             if session_id is not None:
-                _require_session(fake.store, workspace_id, session_id)
+                get_active_session(fake, workspace_id, session_id)
         for item in raw["conclusions"]:
             row = fake.deriver.conclusions.add(
                 NewConclusion(
@@ -192,7 +188,7 @@ async def get_card(request: Request) -> Response:
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     target = query_str(request, "target") or peer_id
     with fake.store.lock:
-        _require_peer(fake.store, workspace_id, peer_id)
+        get_peer(fake, workspace_id, peer_id)
         card = cards.read(fake.store, workspace_id, peer_id, target)
     return respond(request, {"peer_card": card}, schema="PeerCardResponse")
 
@@ -204,7 +200,7 @@ async def set_card(request: Request) -> Response:
     body = await read_body(request, "PeerCardSet")
     card = [strip_nul(line) for line in body["peer_card"]]
     with fake.store.lock:
-        _ensure_peers(fake, workspace_id, [peer_id, target])
+        ensure_peers(fake, workspace_id, [peer_id, target])
         cards.write(fake.store, workspace_id, peer_id, target, card)
     return respond(request, {"peer_card": card}, schema="PeerCardResponse")
 
@@ -215,7 +211,7 @@ async def peer_context(request: Request) -> Response:
     target = query_str(request, "target") or peer_id
     selection = _query_selection(request, include_most_frequent_default=True)
     with fake.store.lock:
-        _require_peer(fake.store, workspace_id, peer_id)
+        get_peer(fake, workspace_id, peer_id)
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
         card = cards.read(fake.store, workspace_id, peer_id, target)
     payload = {
@@ -246,7 +242,7 @@ async def session_context(request: Request) -> Response:
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
     with fake.store.lock:
-        messages = session_messages(fake.store, workspace_id, session_id)
+        messages = message_index(fake.store).session_messages(workspace_id, session_id)
         representation_text: str | None = None
         card: list[str] | None = None
         budget = tokens
@@ -299,14 +295,13 @@ async def peer_chat(request: Request) -> Response:
     sessions = _allowlist(body.get("session_id"), body.get("filters"))
     target = body.get("target") or peer_id
     with fake.store.lock:
-        _ensure_peers(fake, workspace_id, [peer_id])
+        ensure_peers(fake, workspace_id, [peer_id])
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+        index = message_index(fake.store)
         said = [
             message
-            for message in fake.store.rows("messages")
-            if message["workspace_id"] == workspace_id
-            and message["peer_id"] == target
-            and (sessions is None or message["session_id"] in sessions)
+            for message in index.rows(index.peer_ids(workspace_id, target))
+            if sessions is None or message["session_id"] in sessions
         ]
     if sessions is not None:
         rows = [row for row in rows if row.get("session_id") in sessions]
@@ -384,47 +379,6 @@ def _query_selection(request: Request, *, include_most_frequent_default: bool) -
             request, "include_most_frequent", include_most_frequent_default
         ),
     )
-
-
-def _ensure_peers(fake: FakeHoncho, workspace_id: str, peer_ids: list[str]) -> None:
-    """Get-or-create the workspace and peers, as the card and chat routes do (under the lock)."""
-    new = [
-        pid
-        for pid in dict.fromkeys(peer_ids)
-        if fake.store.get("peers", (workspace_id, pid)) is None
-    ]
-    bad = [pid for pid in new if not PEER_NAME.fullmatch(pid) or len(pid) > 512]
-    if bad:
-        raise HonchoError(422, f"Peer name(s) {bad} must match pattern ^[a-zA-Z0-9_-]+$")
-    now = isoformat(fake.clock())
-    if fake.store.get("workspaces", workspace_id) is None:
-        fake.store.put(
-            "workspaces",
-            workspace_id,
-            {"id": workspace_id, "metadata": {}, "configuration": {}, "created_at": now},
-        )
-    for pid in new:
-        fake.store.put(
-            "peers",
-            (workspace_id, pid),
-            {
-                "id": pid,
-                "workspace_id": workspace_id,
-                "metadata": {},
-                "configuration": {},
-                "created_at": now,
-            },
-        )
-
-
-def _require_peer(store: Any, workspace_id: str, peer_id: str) -> None:
-    if store.get("peers", (workspace_id, peer_id)) is None:
-        raise not_found(f"Peer {peer_id} not found in workspace {workspace_id}")
-
-
-def _require_session(store: Any, workspace_id: str, session_id: str) -> None:
-    if store.get("sessions", (workspace_id, session_id)) is None:
-        raise not_found(f"Session {session_id} not found in workspace {workspace_id}")
 
 
 routes = [

@@ -11,6 +11,7 @@ from fake_honcho.deriver.conclusions import Conclusions, NewConclusion, recency_
 from fake_honcho.deriver.config import resolve
 from fake_honcho.deriver.extract import extract_facts, normalize
 from fake_honcho.ids import NANOID_ALPHABET, NANOID_SIZE, isoformat
+from fake_honcho.message_index import message_index
 from fake_honcho.state import Row, Store
 
 
@@ -73,7 +74,7 @@ class Worker:
         workspace_id, session_id, seq = unit["workspace_id"], unit["session_id"], unit["seq"]
         messages = [
             m
-            for m in session_messages(self.store, workspace_id, session_id)
+            for m in message_index(self.store).session_messages(workspace_id, session_id)
             if m["_seq_in_session"] <= seq
         ]
         if not messages:
@@ -118,17 +119,6 @@ class Worker:
             cards.write(self.store, workspace_id, observer, observed, entries[-cards.MAX_ENTRIES :])
         else:
             cards.extend(self.store, workspace_id, observer, observed, entries)
-
-
-def session_messages(store: Store, workspace_id: str, session_id: str) -> list[Row]:
-    """A session's messages, oldest first."""
-    rows = [
-        row
-        for row in store.rows("messages")
-        if row["workspace_id"] == workspace_id and row["session_id"] == session_id
-    ]
-    rows.sort(key=lambda row: row["_seq"])
-    return rows
 
 
 def derived_id(

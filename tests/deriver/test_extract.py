@@ -1,0 +1,53 @@
+"""The rule-based extraction of explicit facts from first-person statements."""
+
+from __future__ import annotations
+
+import pytest
+
+from fake_honcho.deriver.extract import extract_facts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I prefer green tea.", [("preference", "alice prefers green tea")]),
+        ("I really love hiking", [("preference", "alice loves hiking")]),
+        ("My favorite color is blue", [("preference", "alice's favorite color is blue")]),
+        ("My name is Alice Smith", [("identity", "alice's name is Alice Smith")]),
+        ("Hi, I'm Alice!", [("identity", "alice's name is Alice")]),
+        ("I'm a software engineer", [("identity", "alice is a software engineer")]),
+        ("I am 31 years old", [("identity", "alice is 31 years old")]),
+        ("I live in Paris", [("location", "alice lives in Paris")]),
+        ("I'm from Lagos", [("location", "alice is from Lagos")]),
+        ("I work as a nurse at St. Mary's", [("work", "alice works as a nurse at St. Mary's")]),
+        ("I'm planning to visit my sister", [("plan", "alice plans to visit their sister")]),
+        ("I want to learn Rust", [("plan", "alice wants to learn Rust")]),
+        ("I don't like cilantro", [("dislike", "alice dislikes cilantro")]),
+        ("I hate Mondays", [("dislike", "alice hates Mondays")]),
+        ("I can't stand loud music", [("dislike", "alice can't stand loud music")]),
+        ("The weather is nice today.", []),
+        ("I'm a bit tired", []),
+        ("Do you like tea?", []),
+    ],
+)
+def test_patterns(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(fact.kind, fact.content) for fact in extract_facts(text, "alice")] == expected
+
+
+def test_several_clauses_in_order_without_repeats() -> None:
+    text = "I like tea and I live in Oslo. Also, I LIKE  tea; my job is teaching"
+    assert [fact.content for fact in extract_facts(text, "bo")] == [
+        "bo likes tea",
+        "bo lives in Oslo",
+        "bo's job is teaching",
+    ]
+
+
+def test_predicate_drops_the_subject() -> None:
+    facts = extract_facts("My name is Ada. I prefer tea", "ada")
+    assert [fact.predicate for fact in facts] == ["name is Ada", "prefers tea"]
+
+
+def test_long_objects_are_cut_to_twelve_words() -> None:
+    (fact,) = extract_facts("I like " + " ".join(f"w{n}" for n in range(20)), "x")
+    assert fact.content == "x likes " + " ".join(f"w{n}" for n in range(12))
