@@ -4,24 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contract_tests import Capabilities, ManagerContext, ManagerFactory, MemoryManagerContract
+from contract_tests import Capabilities, ManagerFactory, MemoryManagerContract
 from contract_tests.examples import InMemoryMemoryManager, NoopMemoryManager
-from honcho_backend import HonchoMemoryManager
-
-
-def honcho_manager(ctx: ManagerContext) -> HonchoMemoryManager:
-    """HonchoMemoryManager with one workspace per user under the test's namespace."""
-    config = {
-        "base_url": ctx.target.base_url,
-        "api_key": ctx.target.api_key,
-        "allow_insecure_http": True,
-        "workspace_prefix": f"{ctx.namespace}-",
-        "failure_policy": {"read": ctx.read_policy},
-        "storage_path": ctx.storage_path,
-    }
-    if ctx.context_cap is not None:
-        config["max_injection_chars"] = ctx.context_cap
-    return HonchoMemoryManager.from_config(config, transport=ctx.transport)
+from contract_tests.examples.honcho import honcho_manager_factory
 
 
 class TestHonchoMemoryManager(MemoryManagerContract):
@@ -29,7 +14,7 @@ class TestHonchoMemoryManager(MemoryManagerContract):
 
     @pytest.fixture
     def memory_manager_factory(self) -> ManagerFactory:
-        return honcho_manager
+        return honcho_manager_factory()
 
 
 class TestInMemoryMemoryManager(MemoryManagerContract):
