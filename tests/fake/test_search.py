@@ -1,0 +1,127 @@
+"""Search: ranking, the substring fallback, filters, limit and scope, through the routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+
+W = "/v3/workspaces/ws"
+
+
+def write(client: httpx.Client, sid: str, *items: tuple[str, str] | tuple[str, str, str]) -> None:
+    messages = []
+    for item in items:
+        entry: dict[str, Any] = {"peer_id": item[0], "content": item[1]}
+        if len(item) == 3:
+            entry["created_at"] = item[2]
+        messages.append(entry)
+    response = client.post(f"{W}/sessions/{sid}/messages", json={"messages": messages})
+    assert response.status_code == 201, response.text
+
+
+def search(client: httpx.Client, query: str, path: str = W, **body: Any) -> list[str]:
+    response = client.post(f"{path}/search", json={"query": query, **body})
+    assert response.status_code == 200, response.text
+    return [message["content"] for message in response.json()]
+
+
+def test_term_frequency_ranks_first_then_recency(client: httpx.Client) -> None:
+    write(
+        client,
+        "s",
+        ("a", "tea tea tea", "2024-01-01T00:00:00Z"),
+        ("a", "some tea", "2024-03-01T00:00:00Z"),
+        ("a", "more tea", "2024-02-01T00:00:00Z"),
+        ("a", "coffee only", "2024-04-01T00:00:00Z"),
+    )
+    assert search(client, "tea") == ["tea tea tea", "some tea", "more tea"]
+
+
+def test_stop_words_are_ignored_and_words_are_stemmed_and_case_folded(client: httpx.Client) -> None:
+    write(client, "s", ("a", "She HIKES every weekend"), ("a", "nothing here"))
+    assert search(client, "the hiking") == ["She HIKES every weekend"]
+
+
+def test_every_term_must_match(client: httpx.Client) -> None:
+    write(client, "s", ("a", "green tea"), ("a", "green apple"), ("a", "black tea"))
+    assert search(client, "green tea") == ["green tea"]
+
+
+def test_plain_query_also_matches_substrings_below_term_hits(client: httpx.Client) -> None:
+    """``OR content ILIKE '%tea%'``: 'steam' matches too, ranked after real term hits."""
+    write(client, "s", ("a", "steam engine"), ("a", "hot tea"))
+    assert search(client, "tea") == ["hot tea", "steam engine"]
+
+
+def test_punctuation_switches_to_substring_newest_first(client: httpx.Client) -> None:
+    write(
+        client,
+        "s",
+        ("a", "is it great!", "2024-01-01T00:00:00Z"),
+        ("a", "great", "2024-06-01T00:00:00Z"),
+        ("a", "GREAT! really", "2024-03-01T00:00:00Z"),
+    )
+    assert search(client, "great!") == ["GREAT! really", "is it great!"]
+
+
+def test_underscore_is_a_single_character_wildcard(client: httpx.Client) -> None:
+    write(client, "s", ("a", "peer-id here"), ("a", "peerid"))
+    assert search(client, "peer_id") == ["peer-id here"]
+
+
+def test_limit_and_filters_are_honoured(client: httpx.Client) -> None:
+    write(client, "s", *(("alice" if i % 2 else "bob", f"tea number {i}") for i in range(30)))
+    assert len(search(client, "tea")) == 10
+    assert len(search(client, "tea", limit=25)) == 25
+    from_alice = search(client, "tea", limit=100, filters={"peer_id": "alice"})
+    assert len(from_alice) == 15 and all(int(text.split()[-1]) % 2 for text in from_alice)
+
+
+def test_session_and_peer_scopes_override_filters(client: httpx.Client) -> None:
+    write(client, "one", ("alice", "tea in one"), ("bob", "tea from bob"))
+    write(client, "two", ("alice", "tea in two"))
+    assert search(client, "tea", f"{W}/sessions/one", filters={"session_id": "two"}) == [
+        "tea from bob",
+        "tea in one",
+    ]
+    assert sorted(search(client, "tea", f"{W}/peers/alice")) == ["tea in one", "tea in two"]
+    assert search(client, "tea", "/v3/workspaces/elsewhere") == []
+
+
+def test_peer_perspective_sees_sessions_the_peer_was_in(client: httpx.Client) -> None:
+    write(client, "joined", ("bob", "tea talk"))
+    write(client, "other", ("bob", "tea elsewhere"))
+    client.post(f"{W}/sessions/joined/peers", json={"carol": {}})
+    write(client, "joined", ("bob", "tea after carol joined"))
+    found = search(client, "tea", filters={"peer_perspective": "carol"})
+    assert found == ["tea after carol joined"]
+
+
+def test_deleted_sessions_are_not_found(client: httpx.Client) -> None:
+    write(client, "gone", ("a", "secret tea"))
+    write(client, "kept", ("a", "public tea"))
+    client.delete(f"{W}/sessions/gone")
+    assert search(client, "tea") == ["public tea"]
+    assert search(client, "tea!") == []
+
+
+def test_queries_use_the_index_not_a_scan(
+    client: httpx.Client, fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(client, "s", *(("a", f"filler message {i}") for i in range(50)), ("a", "kettle, tea!"))
+    scanned: list[str] = []
+    real_rows = fake.store.rows
+
+    def counting_rows(collection: str) -> Any:
+        scanned.append(collection)
+        return real_rows(collection)
+
+    monkeypatch.setattr(fake.store, "rows", counting_rows)
+    assert search(client, "kettle") == ["kettle, tea!"]
+    assert search(client, "kettle, tea!") == ["kettle, tea!"]
+    assert search(client, "unknownword") == []
+    assert "messages" not in scanned
