@@ -1,10 +1,10 @@
 """Dialectic chat without an LLM: a fixed-form answer built from lexical recall.
 
 The answer quotes the conclusions about the observed peer that share search terms
-with the question (more of them at higher ``reasoning_level``), newest first among
-equals. Without such conclusions it quotes the peer's most relevant message, and
-otherwise says that nothing is known. Streaming sends the same text in word chunks
-as Honcho's server-sent events.
+(other than the peer's name) with the question, newest first among equals, more of
+them at higher ``reasoning_level``. Without such conclusions it quotes the peer's most
+relevant message, and otherwise says that nothing is known. Streaming sends the same
+text in word chunks as Honcho's server-sent events.
 """
 
 from __future__ import annotations
@@ -17,14 +17,17 @@ from typing import Any
 from fake_honcho.deriver.conclusions import recency_key
 from fake_honcho.deriver.representation import lexical_score
 from fake_honcho.state import Row
+from fake_honcho.text import terms
 
 CONCLUSIONS_PER_LEVEL = {"minimal": 1, "low": 3, "medium": 5, "high": 8, "max": 12}
 _CHUNK = re.compile(r"\S+\s*")
 
 
-def relevant(query: str, rows: Sequence[Row], limit: int) -> list[Row]:
+def relevant(
+    query: str, rows: Sequence[Row], limit: int, ignore: frozenset[str] = frozenset()
+) -> list[Row]:
     """The ``limit`` rows best matching ``query`` (score > 0), newest first among equals."""
-    scored = [(lexical_score(query, row["content"]), row) for row in rows]
+    scored = [(lexical_score(query, row["content"], ignore), row) for row in rows]
     hits = [(points, row) for points, row in scored if points > 0]
     hits.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
     hits.sort(key=lambda pair: pair[0], reverse=True)
@@ -38,12 +41,17 @@ def answer(
     messages: Sequence[Row],
     reasoning_level: str = "low",
 ) -> tuple[str, list[Row]]:
-    """The answer text and the conclusions it used."""
-    used = relevant(query, conclusions, CONCLUSIONS_PER_LEVEL.get(reasoning_level, 3))
+    """The answer text and the conclusions it used.
+
+    The observed peer's name is left out of the match: every conclusion about it
+    contains the name, so it says nothing about relevance.
+    """
+    name = frozenset(terms(observed))
+    used = relevant(query, conclusions, CONCLUSIONS_PER_LEVEL.get(reasoning_level, 3), name)
     if used:
         facts = "; ".join(row["content"] for row in used)
         return f"Based on what I know about {observed}: {facts}.", used
-    quoted = relevant(query, messages, 1)
+    quoted = relevant(query, messages, 1, name)
     if quoted:
         return (
             f"I have no conclusions about {observed} that answer this, "

@@ -31,9 +31,12 @@ class Selection:
     sessions: Sequence[str] | None = None
 
 
-def lexical_score(query: str, text: str) -> float:
-    """Share of the query's search terms that ``text`` contains: the fake's "semantic" distance."""
-    wanted = set(terms(query))
+def lexical_score(query: str, text: str, ignore: frozenset[str] = frozenset()) -> float:
+    """Share of the query's search terms (minus ``ignore``) that ``text`` contains.
+
+    It stands in for semantic similarity: ``1 - score`` plays the cosine distance.
+    """
+    wanted = set(terms(query)) - ignore
     if not wanted:
         return 0.0
     return len(wanted & set(terms(text))) / len(wanted)
