@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import httpx
 from pydantic import PrivateAttr
@@ -21,10 +21,19 @@ from pydantic import PrivateAttr
 from .client import HonchoClient, HonchoRequestError
 from .config import HonchoConfig, session_id_for
 from .ledger import BoundedLRU, ThreadLedger, ThreadState
-from .manager import MemoryManager, MemoryManagerError
 from .messages import KeepHidden, Outgoing, content_fingerprint, select_messages
 
-__all__ = ["HonchoMemoryManager"]
+if TYPE_CHECKING:
+    from .manager import MemoryManager, MemoryManagerError
+else:
+    # Inside DeerFlow, subclass the host's own contract: its discovery only accepts
+    # subclasses, and its recall path re-raises only its own MemoryManagerError.
+    try:
+        from deerflow.agents.memory.manager import MemoryManager, MemoryManagerError
+    except ImportError:
+        from .manager import MemoryManager, MemoryManagerError
+
+__all__ = ["HonchoMemoryManager", "MemoryManagerError"]
 
 logger = logging.getLogger("honcho_backend")
 
