@@ -129,21 +129,14 @@ class HonchoClient:
             {"messages": list(messages)},
         )
 
-    def working_representation(
-        self, workspace: str, peer_id: str, *, search_query: str | None = None
-    ) -> str:
+    def working_representation(self, workspace: str, peer_id: str) -> str:
         """The peer's representation text (``""`` when Honcho has none).
 
-        ``max_conclusions`` only matters alongside ``search_query``, so it is
-        left to the server default; a query is sent only when there is one.
+        The body is empty: ``max_conclusions`` only takes effect together with
+        ``search_query``, and the host's recall path has no query to send.
         """
-        payload: dict[str, Any] = {}
-        if search_query:
-            payload["search_query"] = search_query
         data = self._request(
-            "POST",
-            f"{_workspace_path(workspace)}/peers/{_segment(peer_id)}/representation",
-            payload,
+            "POST", f"{_workspace_path(workspace)}/peers/{_segment(peer_id)}/representation", {}
         )
         text = data.get("representation") if isinstance(data, Mapping) else None
         return text if isinstance(text, str) else ""

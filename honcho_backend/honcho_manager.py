@@ -152,8 +152,8 @@ class HonchoMemoryManager(MemoryManager):
             )
 
     def _write(self, thread_id: str, messages: Sequence[Any] | None, user_id: str | None) -> None:
-        if not user_id:
-            logger.debug("Honcho backend: no user_id, memory write skipped")
+        if not user_id or not thread_id:
+            logger.debug("Honcho backend: no user_id or thread_id, memory write skipped")
             return
         cfg = self._config
         outgoing = select_messages(

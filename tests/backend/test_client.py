@@ -72,18 +72,15 @@ def test_paths_and_payloads() -> None:
     ]
 
 
-def test_representation_sends_search_query_only_when_given() -> None:
+def test_representation_body_is_empty_and_null_means_none() -> None:
     bodies: list[Any] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         bodies.append(json.loads(request.content))
         return httpx.Response(200, json={"representation": None})
 
-    client = client_with(handler)
-    assert client.working_representation("w", "p", search_query="tea") == ""
-    assert client.working_representation("w", "p") == ""
-    assert bodies == [{"search_query": "tea"}, {}]
-    assert all("max_conclusions" not in body for body in bodies)
+    assert client_with(handler).working_representation("w", "p") == ""
+    assert bodies == [{}]
 
 
 def test_path_segments_are_escaped() -> None:

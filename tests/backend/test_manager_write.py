@@ -77,6 +77,12 @@ def test_add_prefix_workspace_for_unmapped_user(
     assert honcho.posted()[0]["peer_id"] == stable_id(raw)
 
 
+def test_add_without_thread_is_noop(honcho: MockHoncho, make_manager: ManagerFactory) -> None:
+    make_manager().add("", [msg("human", "hi")], user_id="alice")
+    make_manager().add(None, [msg("human", "hi")], user_id="alice")  # type: ignore[arg-type]
+    assert honcho.requests == []
+
+
 def test_nothing_to_store_makes_no_call(honcho: MockHoncho, make_manager: ManagerFactory) -> None:
     make_manager().add("t", [msg("tool", "x"), msg("human", "   "), msg("ai", [])], user_id="alice")
     make_manager().add("t", [], user_id="alice")
