@@ -45,7 +45,6 @@ BATCH_SIZE = 100
 RECOVERY_WINDOW = 100
 """How many of a session's newest messages are read on first sight of a thread."""
 
-
 MIN_TOP_K, MAX_TOP_K = 1, 100
 DEFAULT_CATEGORY = "memory"
 SEARCH_CONFIDENCE = 1.0
@@ -116,7 +115,7 @@ class HonchoMemoryManager(MemoryManager):
         for name, value in super().__repr_args__():
             yield name, ("<redacted>" if name == "backend_config" else value)
 
-    # -- identity ---------------------------------------------------------------
+    # -- plumbing ---------------------------------------------------------------
 
     def _http(self) -> HonchoClient:
         with self._lock:
