@@ -86,8 +86,9 @@ class World:
         return response.json() if response.content else None
 
 
-def make_fake(mode: DeriverMode = "manual", seed: int = 7) -> FakeHoncho:
-    return FakeHoncho(deriver=mode, strict=True, seed=seed, clock=TickingClock())
+def make_fake(mode: DeriverMode = "manual", seed: int = 7, **options: Any) -> FakeHoncho:
+    """A strict fake with a fresh ticking clock: two calls give identical fakes."""
+    return FakeHoncho(deriver=mode, strict=True, seed=seed, clock=TickingClock(), **options)
 
 
 @pytest.fixture
