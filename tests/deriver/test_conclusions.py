@@ -1,0 +1,151 @@
+"""The conclusion routes: create, list, query and delete, with Honcho's errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+from tests.deriver.conftest import World
+
+C = "/v3/workspaces/ws/conclusions"
+
+
+def create(client: httpx.Client, *items: dict[str, Any]) -> list[dict[str, Any]]:
+    response = client.post(C, json={"conclusions": list(items)})
+    assert response.status_code == 201, response.text
+    created: list[dict[str, Any]] = response.json()
+    return created
+
+
+@pytest.fixture
+def stocked(client: httpx.Client, world: World) -> list[dict[str, Any]]:
+    world.session("s", {"alice": {}, "bob": {}})
+    return create(
+        client,
+        {"content": "alice likes green tea", "observer_id": "alice", "observed_id": "alice"},
+        {
+            "content": "alice owns a bike",
+            "observer_id": "alice",
+            "observed_id": "alice",
+            "session_id": "s",
+        },
+        {"content": "alice drinks tea daily", "observer_id": "bob", "observed_id": "alice"},
+    )
+
+
+def test_create_returns_the_real_fields(stocked: list[dict[str, Any]]) -> None:
+    first = stocked[0]
+    assert set(first) == {
+        "id",
+        "content",
+        "observer_id",
+        "observed_id",
+        "session_id",
+        "level",
+        "created_at",
+    }
+    assert (first["level"], first["session_id"], len(first["id"])) == ("explicit", None, 21)
+    assert stocked[1]["session_id"] == "s"
+
+
+def test_create_accepts_the_legacy_key(client: httpx.Client, stocked: list[dict[str, Any]]) -> None:
+    body = {"observations": [{"content": "x", "observer_id": "bob", "observed_id": "bob"}]}
+    assert client.post(C, json=body).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("item", "detail"),
+    [
+        ({"observer_id": "ghost", "observed_id": "alice"}, "Peer ghost not found in workspace ws"),
+        ({"observer_id": "alice", "observed_id": "ghost"}, "Peer ghost not found in workspace ws"),
+        (
+            {"observer_id": "alice", "observed_id": "alice", "session_id": "nope"},
+            "Session nope not found in workspace ws",
+        ),
+    ],
+)
+def test_create_needs_existing_peers_and_session(
+    client: httpx.Client, stocked: list[dict[str, Any]], item: dict[str, Any], detail: str
+) -> None:
+    response = client.post(C, json={"conclusions": [{"content": "x", **item}]})
+    assert (response.status_code, response.json()) == (404, {"detail": detail})
+    assert client.post(f"{C}/list").json()["total"] == 3
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"conclusions": []},
+        {"conclusions": [{"content": "", "observer_id": "alice", "observed_id": "alice"}]},
+        {"conclusions": [{"content": "x", "observer_id": "alice"}]},
+    ],
+)
+def test_create_validation(client: httpx.Client, stocked: list[dict[str, Any]], body: Any) -> None:
+    response = client.post(C, json=body)
+    assert response.status_code == 422
+    assert isinstance(response.json()["detail"], list)
+
+
+def test_list_is_newest_first_with_filters_pages_and_reverse(
+    client: httpx.Client, stocked: list[dict[str, Any]]
+) -> None:
+    ids = [row["id"] for row in stocked]
+    listed = client.post(f"{C}/list").json()
+    assert [row["id"] for row in listed["items"]] == ids[::-1]
+    reverse = client.post(f"{C}/list", params={"reverse": "true"}).json()
+    assert [row["id"] for row in reverse["items"]] == ids
+    page = client.post(f"{C}/list", params={"page": 2, "size": 2}).json()
+    assert ([row["id"] for row in page["items"]], page["total"], page["pages"]) == ([ids[0]], 3, 2)
+    mine = client.post(
+        f"{C}/list", json={"filters": {"observer_id": "alice", "observed_id": "alice"}}
+    )
+    assert [row["id"] for row in mine.json()["items"]] == ids[1::-1]
+    raw = client.post(f"{C}/list", json={"filters": {"observer": "bob", "session_id": None}})
+    assert [row["id"] for row in raw.json()["items"]] == [ids[2]]
+    bad = client.post(f"{C}/list", json={"filters": {"bogus": 1}})
+    assert bad.status_code == 422
+
+
+def test_query_ranks_by_lexical_relevance(
+    client: httpx.Client, stocked: list[dict[str, Any]]
+) -> None:
+    pair = {"observer": "alice", "observed": "alice"}
+    hits = client.post(f"{C}/query", json={"query": "green tea", "filters": pair}).json()
+    assert [row["content"] for row in hits] == ["alice likes green tea", "alice owns a bike"]
+    top = client.post(f"{C}/query", json={"query": "bike", "top_k": 1, "filters": pair}).json()
+    assert [row["content"] for row in top] == ["alice owns a bike"]
+    close = client.post(
+        f"{C}/query", json={"query": "tea", "distance": 0.5, "filters": pair}
+    ).json()
+    assert [row["content"] for row in close] == ["alice likes green tea"]
+    scoped = {"observer_id": "alice", "observed_id": "alice", "session_id": "s"}
+    assert [
+        row["content"]
+        for row in client.post(f"{C}/query", json={"query": "tea", "filters": scoped}).json()
+    ] == ["alice owns a bike"]
+
+
+@pytest.mark.parametrize("filters", [None, {}, {"observer": "alice"}, {"observed_id": "alice"}])
+def test_query_needs_observer_and_observed(
+    client: httpx.Client, stocked: list[dict[str, Any]], filters: Any
+) -> None:
+    response = client.post(f"{C}/query", json={"query": "tea", "filters": filters})
+    assert (response.status_code, response.json()) == (
+        422,
+        {"detail": "observer and observed must be specified for semantic search"},
+    )
+
+
+def test_delete(client: httpx.Client, fake: FakeHoncho, stocked: list[dict[str, Any]]) -> None:
+    target = stocked[0]["id"]
+    assert client.delete(f"{C}/{target}").status_code == 204
+    again = client.delete(f"{C}/{target}")
+    assert (again.status_code, again.json()) == (
+        404,
+        {"detail": f"Document {target} not found or does not belong to workspace ws"},
+    )
+    assert client.delete(f"/v3/workspaces/other/conclusions/{stocked[1]['id']}").status_code == 404
+    assert client.post(f"{C}/list").json()["total"] == 2
