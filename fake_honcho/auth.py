@@ -1,11 +1,13 @@
 """Bearer-key auth, answering as a real Honcho with ``AUTH_USE_AUTH=true`` does.
 
 A real server checks a signed JWT; the fake accepts the one configured key (the
-"admin" key) plus keys it issued through ``POST /v3/keys``. Issued keys are stored
-by their SHA-256 digest only, so neither the store nor the ``--state-file`` ever
-holds a usable key, and they survive a restart like any other acknowledged write.
-Scopes on issued keys are recorded but not enforced: every valid key can reach
-every route. Routing happens before auth on a real server, so an unknown path still
+admin key) plus keys minted by ``POST /v3/keys``, which this layer answers itself
+while auth is on (the core route answers 405, as with auth off). Minting is
+admin-only, as on a real server. Issued keys are opaque strings, not JWTs, stored
+by their SHA-256 digest only, so neither the store nor the ``--state-file`` holds
+a usable key, and they survive a restart like any other acknowledged write. Their
+scope and expiry are recorded but not enforced: every valid key reaches every
+route. Routing happens before auth on a real server, so an unknown path still
 answers 404 and a wrong method 405; ``/health`` is always open.
 """
 
@@ -15,19 +17,32 @@ import hashlib
 import hmac
 import json
 import secrets
+from datetime import datetime
+from enum import Enum
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.state import Store
 
-__all__ = ["ISSUED_KEYS", "AuthMiddleware", "Keyring"]
+__all__ = ["ISSUED_KEYS", "AuthMiddleware", "Keyring", "Role"]
 
 ISSUED_KEYS = "api_keys"
 OPEN_PATHS = frozenset({"/health"})
+KEYS_PATH = "/v3/keys"
 NO_TOKEN = "No access token provided"
 INVALID_TOKEN = "Invalid JWT"
+ADMIN_ONLY = "Resource requires admin privileges"
+NO_SCOPE = "At least one of workspace_id, peer_id, or session_id must be provided"
+SCOPE_WITHOUT_WORKSPACE = "workspace_id is required when scoping a key to a peer or session"
+SCOPE_PARAMS = ("workspace_id", "peer_id", "session_id")
+
+
+class Role(Enum):
+    ADMIN = "admin"
+    ISSUED = "issued"
 
 
 def _digest(key: str) -> str:
@@ -43,11 +58,12 @@ class Keyring:
         self._admin_digest = _digest(admin_key)
         self._store = store
 
-    def accepts(self, key: str) -> bool:
+    def role_of(self, key: str) -> Role | None:
+        """Which kind of key ``key`` is, or None when the fake does not accept it."""
         digest = _digest(key)
         if hmac.compare_digest(digest, self._admin_digest):
-            return True
-        return self._store.get(ISSUED_KEYS, digest) is not None
+            return Role.ADMIN
+        return Role.ISSUED if self._store.get(ISSUED_KEYS, digest) is not None else None
 
     def issue(self, scope: dict[str, Any]) -> str:
         """Create a key for ``scope`` (e.g. ``{"workspace_id": "ws"}``) and remember its digest."""
@@ -81,26 +97,62 @@ class AuthMiddleware:
             await self.app(scope, receive, send)
             return
         token = _bearer_token(scope)
-        if token is not None and self.keyring.accepts(token):
-            await self.app(scope, receive, send)
-            return
-        if not self._routed(scope):
+        role = self.keyring.role_of(token) if token is not None else None
+        if role is None and not self._routed(scope):
             await self.app(scope, receive, send)  # the app's own 404 / 405
-            return
-        detail = NO_TOKEN if token is None else INVALID_TOKEN
-        body = json.dumps({"detail": detail}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        elif role is None:
+            await _answer(send, 401, NO_TOKEN if token is None else INVALID_TOKEN)
+        elif scope["path"] == KEYS_PATH and scope["method"] == "POST":
+            await self._mint(scope, send, role)
+        else:
+            await self.app(scope, receive, send)
 
     def _routed(self, scope: Scope) -> bool:
         """Whether a route fully matches (path and method), as routing runs before auth."""
         return any(route.matches(scope)[0] is Match.FULL for route in self.router.routes)
+
+    async def _mint(self, scope: Scope, send: Send, role: Role) -> None:
+        if role is not Role.ADMIN:
+            await _answer(send, 401, ADMIN_ONLY)
+            return
+        query = dict(parse_qsl(scope["query_string"].decode("latin-1")))
+        key_scope = {name: query[name] for name in SCOPE_PARAMS if query.get(name)}
+        expires_at = query.get("expires_at")
+        if expires_at:
+            try:
+                datetime.fromisoformat(expires_at)
+            except ValueError:
+                await _answer(send, 422, [_datetime_error(expires_at)])
+                return
+            key_scope["expires_at"] = expires_at
+        if not any(name in key_scope for name in SCOPE_PARAMS):
+            await _answer(send, 422, NO_SCOPE)
+        elif "workspace_id" not in key_scope:
+            await _answer(send, 422, SCOPE_WITHOUT_WORKSPACE)
+        else:
+            await _answer(send, 200, {"key": self.keyring.issue(key_scope)})
+
+
+def _datetime_error(value: str) -> dict[str, Any]:
+    return {
+        "type": "datetime_from_date_parsing",
+        "loc": ["query", "expires_at"],
+        "msg": "Input should be a valid datetime or date, invalid character in year",
+        "input": value,
+        "ctx": {"error": "invalid character in year"},
+    }
+
+
+async def _answer(send: Send, status: int, payload: Any) -> None:
+    body = json.dumps(payload if status == 200 else {"detail": payload}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,6 +1,7 @@
 """``fake-honcho``: serve a fake Honcho v3 over HTTP.
 
-The first line on stdout is the server's base URL (with the real port when
+SIGINT and SIGTERM shut the server down gracefully, compact the state file and
+exit 0. The first line on stdout is the server's base URL (with the real port when
 ``--port 0`` asked the OS for one), printed once the socket is listening, so a
 script or a test can read where to connect. uvicorn's logs go to stderr.
 
@@ -11,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import socket
 import sys
 from collections.abc import Sequence
+
+import uvicorn
 
 from fake_honcho.fake import FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
@@ -103,5 +108,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         with sock:
             print(url_of(sock), flush=True)
-            make_server(fake.server_app, log_level=args.log_level).run(sockets=[sock])
+            run_until_signalled(make_server(fake.server_app, log_level=args.log_level), sock)
     return 0
+
+
+def run_until_signalled(server: uvicorn.Server, sock: socket.socket) -> None:
+    """Serve until SIGINT or SIGTERM, then return normally so the caller can clean up.
+
+    uvicorn re-raises the signal that stopped it once it has shut down, which would
+    kill the process before the state file is compacted; handlers installed here are
+    the ones it restores and re-raises into, and they just note the request.
+    """
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, frame: None) for sig in signals}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
