@@ -1,0 +1,174 @@
+"""``fake-honcho``: options, the printed URL, auth, and failing loudly at start-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from fake_honcho.cli import build_parser, create_fake, main
+
+STARTUP_TIMEOUT = 60
+
+
+@contextmanager
+def running(
+    *args: str, command: Sequence[str] = (sys.executable, "-m", "fake_honcho"), **env: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Start the CLI, yield (base URL read from its first stdout line, process); stop it."""
+    process = subprocess.Popen(
+        [*command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        if not url:
+            process.wait(STARTUP_TIMEOUT)
+            pytest.fail(f"fake-honcho did not start: {process.stderr.read()}")  # type: ignore[union-attr]
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=STARTUP_TIMEOUT)
+
+
+def stop(process: subprocess.Popen[str]) -> tuple[int, str]:
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=STARTUP_TIMEOUT)
+    return process.returncode, err
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_console_script_serves_health_on_the_given_port() -> None:
+    port = free_port()
+    script = Path(sys.executable).with_name("fake-honcho")
+    with running("--port", str(port), command=[str(script)]) as (url, process):
+        assert url == f"http://127.0.0.1:{port}"
+        assert httpx.get(f"{url}/health").json() == {"status": "ok"}
+        assert httpx.get(f"{url}/v3/nope").status_code == 404
+        code, _ = stop(process)
+    assert code == 0
+
+
+def test_port_zero_prints_the_bound_url_and_sigterm_exits_cleanly() -> None:
+    with running("--port", "0", "--log-level", "warning") as (url, process):
+        host, port = url.removeprefix("http://").split(":")
+        assert host == "127.0.0.1" and int(port) > 0
+        assert httpx.post(f"{url}/v3/workspaces", json={"id": "ws"}).status_code == 201
+        code, err = stop(process)
+    assert code == 0
+    assert "Traceback" not in err
+
+
+def test_api_key_from_option_or_env_closes_routes_and_never_shows_in_output() -> None:
+    key = "sk-cli-hidden-key"
+    for args, env in (((f"--api-key={key}",), {}), ((), {"FAKE_HONCHO_API_KEY": key})):
+        with running("--port", "0", "--log-level", "debug", *args, **env) as (url, process):
+            assert httpx.get(f"{url}/health").status_code == 200
+            refused = httpx.post(f"{url}/v3/workspaces", json={"id": "ws"})
+            assert refused.status_code == 401
+            assert refused.json() == {"detail": "No access token provided"}
+            wrong = httpx.post(
+                f"{url}/v3/workspaces", json={"id": "ws"}, headers={"Authorization": "Bearer x"}
+            )
+            assert wrong.json() == {"detail": "Invalid JWT"}
+            ok = httpx.post(
+                f"{url}/v3/workspaces",
+                json={"id": "ws"},
+                headers={"Authorization": f"Bearer {key}"},
+            )
+            assert ok.status_code in (200, 201)
+            _, err = stop(process)
+            out = process.stdout.read() if process.stdout and not process.stdout.closed else ""
+        assert key not in err and key not in out
+
+
+def test_a_corrupt_state_file_stops_start_up_naming_file_and_line(tmp_path: Path) -> None:
+    state = tmp_path / "state.jsonl"
+    state.write_text(
+        '{"format":"fake-honcho-state","version":1}\n{"c":"workspaces"\n{"c":"x","k":"y"}\n'
+    )
+    before = state.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "fake_honcho", "--port", "0", "--state-file", str(state)],
+        capture_output=True,
+        text=True,
+        timeout=STARTUP_TIMEOUT,
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert f"{state}:2: corrupt state record" in result.stderr
+    assert state.read_bytes() == before
+
+
+def test_a_busy_port_is_a_clear_error() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "fake_honcho", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=STARTUP_TIMEOUT,
+        )
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_defaults_and_options_parse_into_the_fake(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FAKE_HONCHO_API_KEY", raising=False)
+    defaults = build_parser().parse_args([])
+    assert (defaults.host, defaults.port, defaults.deriver, defaults.log_level) == (
+        "127.0.0.1",
+        8000,
+        "background",
+        "info",
+    )
+    with create_fake(defaults) as fake:
+        assert not fake.auth_enabled
+        assert fake.deriver.mode == "background"
+    seeded = build_parser().parse_args(["--seed", "5", "--deriver", "manual"])
+    with create_fake(seeded) as one, create_fake(seeded) as two:
+        assert one.new_id() == two.new_id()
+        assert one.deriver.mode == "manual"
+    monkeypatch.setenv("FAKE_HONCHO_API_KEY", "from-env")
+    with create_fake(build_parser().parse_args([])) as fake:
+        assert fake.auth_enabled
+
+
+def test_help_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_help:
+        main(["--help"])
+    assert exit_help.value.code == 0
+    help_text = capsys.readouterr().out
+    for option in (
+        "--host",
+        "--port",
+        "--api-key",
+        "--log-level",
+        "--deriver",
+        "--state-file",
+        "--seed",
+    ):
+        assert option in help_text
+    with pytest.raises(SystemExit) as exit_bad:
+        main(["--deriver", "sometimes"])
+    assert exit_bad.value.code == 2

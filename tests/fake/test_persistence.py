@@ -1,0 +1,141 @@
+"""``--state-file``: replay, compaction, torn tails and corrupt files, at the store level."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fake_honcho.persistence import HEADER, StateFile, StateFileError
+from fake_honcho.state import Store
+
+
+def fill(store: Store) -> None:
+    store.put("workspaces", "ws", {"id": "ws", "metadata": {"n": 1}})
+    store.put("peers", ("ws", "alice"), {"id": "alice", "metadata": {}})
+    store.put("peers", ("ws", "bob"), {"id": "bob", "metadata": {}})
+    store.put("workspaces", "ws", {"id": "ws", "metadata": {"n": 2}})
+    store.delete("peers", ("ws", "bob"))
+
+
+def snapshot(store: Store) -> dict[str, list[tuple[object, object]]]:
+    return {name: list(store.items(name)) for name in store.collections() if store.count(name)}
+
+
+def test_every_change_is_on_disk_before_close_and_replays(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    first = Store()
+    StateFile(path, first)  # never closed: as after kill -9
+    fill(first)
+
+    second = Store()
+    state = StateFile(path, second)
+    assert snapshot(second) == snapshot(first)
+    assert second.get("peers", ("ws", "alice")) == {"id": "alice", "metadata": {}}
+    assert second.get("peers", ("ws", "bob")) is None
+    state.close()
+
+
+def test_open_and_close_compact_to_one_record_per_live_row(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    store = Store()
+    state = StateFile(path, store)
+    fill(store)
+    assert len(path.read_text().splitlines()) == 1 + 5  # header + every change
+    state.close()
+    lines = path.read_text().splitlines()
+    assert lines[0] == HEADER.strip()
+    assert [json.loads(line) for line in lines[1:]] == [
+        {"c": "workspaces", "k": "ws", "r": {"id": "ws", "metadata": {"n": 2}}},
+        {"c": "peers", "k": ["ws", "alice"], "r": {"id": "alice", "metadata": {}}},
+    ]
+    state.close()  # idempotent
+    store.put("workspaces", "late", {"id": "late"})
+    assert "late" not in path.read_text()
+
+
+def test_replay_notifies_listeners_so_indexes_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    writer = Store()
+    state = StateFile(path, writer)
+    fill(writer)
+    state.close()
+    seen: list[object] = []
+    reader = Store()
+    reader.subscribe(lambda collection, key, old, new: seen.append(key))
+    StateFile(path, reader).close()
+    assert seen == ["ws", ("ws", "alice")]
+
+
+def test_a_torn_final_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    store = Store()
+    StateFile(path, store)
+    fill(store)
+    with path.open("ab") as log:
+        log.write(b'{"c":"workspaces","k":"torn","r":{"id"')
+    restored = Store()
+    with pytest.warns(RuntimeWarning, match=r"state.jsonl:7: dropping a torn final line"):
+        StateFile(path, restored).close()
+    assert restored.get("workspaces", "torn") is None
+    assert snapshot(restored) == snapshot(store)
+    assert "torn" not in path.read_text()
+
+
+def test_a_complete_final_record_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    path.write_text(HEADER + '{"c":"workspaces","k":"ws","r":{"id":"ws"}}')
+    store = Store()
+    StateFile(path, store).close()
+    assert store.get("workspaces", "ws") == {"id": "ws"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (HEADER + "{not json}\n" + '{"c":"w","k":"a","r":{}}\n', r"state.jsonl:2: corrupt"),
+        (HEADER + '{"c":"w","k":"a","r":{}}\n' + '{"c":"w","k":5}\n', r"state.jsonl:3: corrupt"),
+        (HEADER + '{"c":"w","k":"a","r":[1]}\n', r"state.jsonl:2: corrupt"),
+        (HEADER + '["c"]\n', r"state.jsonl:2: corrupt"),
+        ('{"hello": "world"}\n', r"state.jsonl:1: not a fake-honcho state file"),
+        ('{"format":"fake-honcho-state","version":99}\n', r"state.jsonl:1: unsupported"),
+    ],
+)
+def test_a_corrupt_file_refuses_to_start_and_is_left_untouched(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "state.jsonl"
+    path.write_text(content)
+    with pytest.raises(StateFileError, match=message):
+        StateFile(path, Store())
+    assert path.read_text() == content
+
+
+def test_an_unreadable_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StateFileError, match="cannot read state file"):
+        StateFile(tmp_path, Store())
+
+
+def test_a_missing_or_empty_file_starts_empty(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for path in (tmp_path / "new.jsonl", empty):
+        store = Store()
+        StateFile(path, store).close()
+        assert store.collections() == []
+        assert path.read_text() == HEADER
+
+
+def test_request_cost_does_not_grow_with_stored_data(tmp_path: Path) -> None:
+    """Each change appends exactly its own record: the file never gets rewritten."""
+    path = tmp_path / "state.jsonl"
+    store = Store()
+    state = StateFile(path, store)
+    for n in range(200):
+        store.put("messages", f"m{n}", {"id": f"m{n}", "content": "x" * 50})
+    size = path.stat().st_size
+    store.put("messages", "last", {"id": "last"})
+    appended = path.stat().st_size - size
+    assert appended == len(b'{"c":"messages","k":"last","r":{"id":"last"}}\n')
+    state.close()
