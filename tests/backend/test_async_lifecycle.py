@@ -56,7 +56,7 @@ def test_add_nowait_from_a_running_loop_returns_before_any_http(
         return threading.get_ident()
 
     loop_thread = asyncio.run(scenario())
-    assert honcho.requests == [] or all(seen.thread != loop_thread for seen in honcho.requests)
+    assert honcho.requests == []  # the worker is still blocked: nothing reached the server
     assert manager.shutdown_flush(0.05) is False
     release.set()
     assert manager.shutdown_flush(5.0) is True
