@@ -1,0 +1,33 @@
+"""Shared fixtures for the project's own tests.
+
+The contract-kit fixtures (``honcho_target``, ``honcho_workspace``, ``honcho_settle``,
+``honcho_snapshot``) come from the ``honcho_contract`` plugin, loaded through its
+``pytest11`` entry point like in any consumer project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from fake_honcho import FakeHoncho
+
+SERVED_API_KEY = "sk-served-fake-0123456789"
+
+
+@dataclass(frozen=True)
+class ServedFake:
+    """A FakeHoncho served over HTTP on 127.0.0.1 (a stand-in for a real server)."""
+
+    fake: FakeHoncho
+    url: str
+    api_key: str
+
+
+@pytest.fixture
+def served_fake() -> Iterator[ServedFake]:
+    """A fake with auth on, behind uvicorn on a free port, for ``--honcho-url`` runs."""
+    with FakeHoncho(api_key=SERVED_API_KEY) as fake, fake.serve() as url:
+        yield ServedFake(fake, url, SERVED_API_KEY)

@@ -1,0 +1,215 @@
+"""Unit tests of the kit's building blocks (no inner pytest runs)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from contract_tests import Capabilities, HonchoTarget, normalise
+from contract_tests.documents import memory_document_problems
+from contract_tests.loop_lag import LoopLagProbe
+from contract_tests.namespace import run_prefix, workspace_id
+from contract_tests.settle import Settler, SettleTimeout
+from contract_tests.transports import FailingTransport, RecordingTransport
+
+NANO_A = "V1StGXR8_Z5jdHi6B-myT"
+NANO_B = "abcdefghijklmnopqrstu"
+
+
+class TestNormalise:
+    def test_ids_are_numbered_by_first_appearance_and_equal_ids_stay_equal(self) -> None:
+        data = {
+            "items": [
+                {"id": NANO_A, "session_id": "s1"},
+                {"id": NANO_B, "reply_to_id": NANO_A},
+            ]
+        }
+        assert normalise(data) == {
+            "items": [
+                {"id": "<id:1>", "session_id": "s1"},
+                {"id": "<id:2>", "reply_to_id": "<id:1>"},
+            ]
+        }
+
+    def test_swapping_a_reference_changes_the_result(self) -> None:
+        first = [{"id": NANO_A}, {"id": NANO_B, "parent_id": NANO_A}]
+        second = [{"id": NANO_A}, {"id": NANO_B, "parent_id": NANO_B}]
+        assert normalise(first) != normalise(second)
+
+    def test_timestamps_token_counts_paths_and_literals(self) -> None:
+        ws = "hc-0123456789-gw1-abcdefabcdef"
+        data = {
+            "created_at": "2026-11-29T19:21:03.429686Z",
+            "when": "2024-01-02T03:04:05Z",
+            "token_count": 17,
+            "workspace_id": ws,
+            "path": f"/v3/workspaces/{ws}-alice/sessions/s1/messages/{NANO_A}",
+            "content": f"a 21-char word outside ids stays: {NANO_B}",
+            NANO_B: "keys that are nanoids are ids too",
+        }
+        assert normalise(data, literals=[ws]) == {
+            "created_at": "<timestamp>",
+            "when": "<timestamp>",
+            "token_count": "<int>",
+            "workspace_id": "<workspace:1>",
+            "path": "/v3/workspaces/<workspace:1>-alice/sessions/s1/messages/<id:2>",
+            "content": f"a 21-char word outside ids stays: {NANO_B}",
+            "<id:1>": "keys that are nanoids are ids too",
+        }
+
+    def test_numbering_ignores_key_order_and_is_idempotent(self) -> None:
+        one = {"b": {"id": NANO_B}, "a": {"id": NANO_A}}
+        two = {"a": {"id": NANO_A}, "b": {"id": NANO_B}}
+        assert normalise(one) == normalise(two)
+        assert normalise(normalise(one)) == normalise(one)
+
+
+class TestCapabilities:
+    def test_unknown_name_is_a_type_error(self) -> None:
+        with pytest.raises(TypeError, match="serach"):
+            Capabilities(serach=True)  # type: ignore[call-arg]
+        with pytest.raises(TypeError, match="unknown capability"):
+            Capabilities.coerce({"serach": True})
+
+    def test_values_must_be_bools(self) -> None:
+        with pytest.raises(TypeError, match="fact_crud must be a bool"):
+            Capabilities(fact_crud="yes")  # type: ignore[arg-type]
+
+    def test_has_rejects_unknown_names(self) -> None:
+        caps = Capabilities.coerce({"fact_crud": True})
+        assert caps.has("fact_crud") and caps.has("search")
+        with pytest.raises(ValueError, match="unknown capability"):
+            caps.has("teleport")
+
+
+def test_workspace_ids_are_valid_and_distinct() -> None:
+    ids = {
+        workspace_id(run, worker, node)
+        for run in ("a" * 32, "b" * 32)
+        for worker in ("main", "gw0", "gw1")
+        for node in ("t.py::a", "t.py::b", "t.py::b[x y]")
+    }
+    assert len(ids) == 18
+    assert all(re.fullmatch(r"[a-zA-Z0-9_-]{1,512}", ws) for ws in ids)
+    assert all(ws.startswith(run_prefix("a" * 32)) or ws.startswith("hc-bbbb") for ws in ids)
+
+
+def test_target_repr_and_errors_never_show_the_api_key() -> None:
+    target = HonchoTarget("http://example.invalid/", api_key="sk-top-secret")
+    assert "sk-top-secret" not in repr(target)
+    assert target.base_url == "http://example.invalid"
+    assert target.headers() == {"Authorization": "Bearer sk-top-secret"}
+    assert not target.is_fake
+
+
+class _MockTarget(HonchoTarget):
+    """A real-mode target whose transport is a scripted handler."""
+
+    def __init__(self, handler: Any) -> None:
+        super().__init__("http://honcho.test")
+        self._handler = handler
+
+    def transport(self) -> httpx.BaseTransport:
+        return httpx.MockTransport(self._handler)
+
+
+def _status(pending: int) -> dict[str, Any]:
+    return {
+        "total_work_units": 3,
+        "completed_work_units": 3 - pending,
+        "in_progress_work_units": 0,
+        "pending_work_units": pending,
+        "sessions": {},
+    }
+
+
+class TestSettler:
+    def test_polls_queue_status_with_back_off_until_idle(self) -> None:
+        pending = iter([2, 1, 0])
+        target = _MockTarget(lambda request: httpx.Response(200, json=_status(next(pending))))
+        sleeps: list[float] = []
+        Settler(target, "ns", sleep=sleeps.append, first_delay=0.1)("ns-ws")
+        assert sleeps == [0.1, 0.2]
+
+    def test_raises_at_the_deadline(self) -> None:
+        target = _MockTarget(lambda request: httpx.Response(200, json=_status(1)))
+        now = [0.0]
+
+        def sleep(seconds: float) -> None:
+            now[0] += seconds
+
+        settle = Settler(target, "ns", timeout=1.0, clock=lambda: now[0], sleep=sleep)
+        with pytest.raises(SettleTimeout, match="ns-ws"):
+            settle("ns-ws")
+        assert now[0] <= 1.0
+
+    def test_settles_every_workspace_of_the_namespace(self) -> None:
+        seen: list[str] = []
+
+        def handler(request: httpx.Request) -> httpx.Response:
+            seen.append(request.url.path)
+            if request.url.path == "/v3/workspaces/list":
+                items = [{"id": "ns-a"}, {"id": "ns-b"}, {"id": "other-ns-c"}]
+                return httpx.Response(200, json={"items": items, "pages": 1})
+            return httpx.Response(200, json=_status(0))
+
+        Settler(_MockTarget(handler), "ns")()
+        assert seen == [
+            "/v3/workspaces/list",
+            "/v3/workspaces/ns-a/queue/status",
+            "/v3/workspaces/ns-b/queue/status",
+        ]
+
+
+def test_recording_transport_records_requests_without_headers() -> None:
+    inner = httpx.MockTransport(lambda request: httpx.Response(201, json={}))
+    recorder = RecordingTransport(inner)
+    with httpx.Client(transport=recorder, base_url="http://h", headers={"X-Key": "k"}) as client:
+        client.post("/v3/x", params={"page": 1}, json={"a": 1})
+        client.get("/v3/y")
+    assert [r.as_dict() for r in recorder.requests] == [
+        {"method": "POST", "path": "/v3/x", "query": {"page": ["1"]}, "body": {"a": 1},
+         "status": 201},
+        {"method": "GET", "path": "/v3/y", "status": 201},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", FailingTransport.MODES)
+def test_failing_transport_modes(mode: str) -> None:
+    with httpx.Client(transport=FailingTransport(mode), base_url="http://h") as client:
+        if mode == "connect_error":
+            with pytest.raises(httpx.ConnectError):
+                client.get("/")
+            return
+        response = client.get("/")
+    assert (response.status_code, response.headers["content-type"].split(";")[0]) == {
+        "http_503": (503, "application/json"),
+        "non_json": (200, "text/plain"),
+    }[mode]
+
+
+def test_memory_document_problems() -> None:
+    assert memory_document_problems({"lastUpdated": "2026-01-01T00:00:00Z", "facts": []}) == []
+    problems = memory_document_problems(
+        {"lastUpdated": "", "facts": [{"id": 1, "content": "x"}, "junk"], "user": []}
+    )
+    assert problems == [
+        "lastUpdated is not an ISO-8601 timestamp: ''",
+        "facts[0].id is not a string: 1",
+        "facts[1] is not a dict",
+        "user is not a dict",
+    ]
+
+
+def test_loop_lag_probe_sees_a_blocking_call() -> None:
+    async def blocked() -> float:
+        async with LoopLagProbe() as probe:
+            time.sleep(0.1)
+        return probe.max_lag
+
+    assert asyncio.run(blocked()) >= 0.1
