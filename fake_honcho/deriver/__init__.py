@@ -78,9 +78,8 @@ class Deriver:
     def on_messages_created(self, workspace_id: str, session_id: str, messages: list[Row]) -> None:
         """Called by the messages route, under the store lock, after the rows are stored."""
         session = self.store.get("sessions", (workspace_id, session_id)) or {}
-        for message in messages:
-            for unit in queue.units_for_message(self.store, workspace_id, session_id, message):
-                self._enqueue(unit, session.get("_internal_id"))
+        for unit in queue.units_for_messages(self.store, workspace_id, session_id, messages):
+            self._enqueue(unit, session.get("_internal_id"))
         self._after_enqueue()
 
     def schedule_dream(

@@ -50,6 +50,7 @@ class Conclusions:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._by_pair: dict[Pair, dict[str, None]] = {}
+        self._by_text: dict[tuple[Pair, str], dict[str, None]] = {}
         self._by_workspace: dict[str, dict[str, None]] = {}
         self._last_seq = 0
         for key, row in store.items(COLLECTION):
@@ -101,12 +102,9 @@ class Conclusions:
     def find_same(
         self, workspace_id: str, observer: str, observed: str, content: str
     ) -> Row | None:
-        """An existing conclusion of the pair that says the same thing (case and spacing aside)."""
-        wanted = normalize(content)
-        for row in self.of_pair(workspace_id, observer, observed):
-            if normalize(row["content"]) == wanted:
-                return row
-        return None
+        """The oldest conclusion of the pair that says the same (case and spacing aside)."""
+        ids = self._by_text.get(((workspace_id, observer, observed), normalize(content)), {})
+        return next(self._rows(workspace_id, ids), None)
 
     def _rows(self, workspace_id: str, ids: dict[str, None]) -> Iterator[Row]:
         for conclusion_id in list(ids):
@@ -121,10 +119,13 @@ class Conclusions:
         assert row is not None and isinstance(key, tuple)
         workspace_id, conclusion_id = key
         pair = (workspace_id, row["observer_id"], row["observed_id"])
+        if old is not None:
+            self._by_text.get((pair, normalize(old["content"])), {}).pop(conclusion_id, None)
         if new is None:
             self._by_pair.get(pair, {}).pop(conclusion_id, None)
             self._by_workspace.get(workspace_id, {}).pop(conclusion_id, None)
             return
+        self._by_text.setdefault((pair, normalize(new["content"])), {})[conclusion_id] = None
         self._by_pair.setdefault(pair, {})[conclusion_id] = None
         self._by_workspace.setdefault(workspace_id, {})[conclusion_id] = None
         self._last_seq = max(self._last_seq, int(new.get("_seq", 0)))

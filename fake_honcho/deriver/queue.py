@@ -28,8 +28,22 @@ COUNTER_COLLECTION = "queue_counter"
 COUNTER_KEY = "next"
 
 
-def units_for_message(store: Store, workspace_id: str, session_id: str, message: Row) -> list[Row]:
-    """The work one stored message creates, in Honcho's order (summary first)."""
+def units_for_messages(
+    store: Store, workspace_id: str, session_id: str, messages: list[Row]
+) -> list[Row]:
+    """The work a batch of stored messages creates, message by message, in Honcho's order."""
+    members = _active_members(store, workspace_id, session_id)
+    return [
+        unit
+        for message in messages
+        for unit in _units_for_message(store, workspace_id, session_id, message, members)
+    ]
+
+
+def _units_for_message(
+    store: Store, workspace_id: str, session_id: str, message: Row, members: list[Row]
+) -> list[Row]:
+    """The work one message creates (summary first, then the sender's own representation)."""
     conf = resolve(store, workspace_id, session_id, message.get("_configuration"))
     seq = message["_seq_in_session"]
     base = {"workspace_id": workspace_id, "session_id": session_id, "message_id": message["id"]}
@@ -44,7 +58,7 @@ def units_for_message(store: Store, workspace_id: str, session_id: str, message:
     if not observe_me(store, workspace_id, session_id, sender):
         return units
     units.append({**base, "task_type": "representation", "observer": sender, "observed": sender})
-    for member in _active_members(store, workspace_id, session_id):
+    for member in members:
         if member["peer_id"] != sender and member.get("observe_others"):
             units.append(
                 {
