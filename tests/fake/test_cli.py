@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -172,3 +175,65 @@ def test_help_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_bad:
         main(["--deriver", "sometimes"])
     assert exit_bad.value.code == 2
+
+
+def test_kill_9_and_restart_keep_every_acknowledged_write(tmp_path: Path) -> None:
+    state = str(tmp_path / "state.jsonl")
+    ws = "/v3/workspaces/ws"
+    acknowledged: list[str] = []
+    with (
+        running("--port", "0", "--state-file", state, "--log-level", "warning") as (
+            url,
+            process,
+        ),
+        httpx.Client(base_url=url) as client,
+    ):
+        client.post("/v3/workspaces", json={"id": "ws", "metadata": {"v": 1}}).raise_for_status()
+        client.put(ws, json={"metadata": {"v": 2}}).raise_for_status()
+        client.post(f"{ws}/peers", json={"id": "alice", "metadata": {"k": "a"}}).raise_for_status()
+        client.post(f"{ws}/sessions", json={"id": "s1", "peers": {"alice": {}}}).raise_for_status()
+
+        def write_until_killed() -> None:
+            for n in range(10_000):
+                content = f"message {n}"
+                try:
+                    client.post(
+                        f"{ws}/sessions/s1/messages",
+                        json={"messages": [{"peer_id": "alice", "content": content}]},
+                    ).raise_for_status()
+                except httpx.TransportError:
+                    return
+                acknowledged.append(content)
+
+        writer = threading.Thread(target=write_until_killed)
+        writer.start()
+        while len(acknowledged) < 40 and writer.is_alive():
+            time.sleep(0.01)
+        process.kill()  # SIGKILL, mid-stream: no shutdown code runs
+        process.wait(STARTUP_TIMEOUT)
+        writer.join()
+
+    with running("--port", "0", "--state-file", state, "--log-level", "warning") as (url, process):
+        with httpx.Client(base_url=url) as client:
+            workspaces = client.post("/v3/workspaces/list").json()["items"]
+            assert [(w["id"], w["metadata"]) for w in workspaces] == [("ws", {"v": 2})]
+            peers = client.post(f"{ws}/peers/list").json()["items"]
+            assert [(p["id"], p["metadata"]) for p in peers] == [("alice", {"k": "a"})]
+            listed = client.post(f"{ws}/sessions/s1/messages/list", params={"size": 100}).json()
+            assert listed["total"] < 100
+            stored = [m["content"] for m in listed["items"]]
+            assert stored[: len(acknowledged)] == acknowledged
+            assert len(stored) <= len(acknowledged) + 1  # at most the one in flight
+            # Writing after a restart continues where the log left off.
+            client.post(
+                f"{ws}/sessions/s1/messages",
+                json={"messages": [{"peer_id": "alice", "content": "after restart"}]},
+            ).raise_for_status()
+            listed = client.post(f"{ws}/sessions/s1/messages/list", params={"size": 100}).json()
+            assert [m["content"] for m in listed["items"]] == [*stored, "after restart"]
+        code, _ = stop(process)
+    assert code == 0
+    keys = [
+        (r["c"], str(r["k"])) for r in map(json.loads, Path(state).read_text().splitlines()[1:])
+    ]
+    assert len(keys) == len(set(keys))  # compacted: one record per live row
