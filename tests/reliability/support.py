@@ -9,12 +9,27 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from hypothesis import HealthCheck, settings
 from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
 
 API_KEY = "sk-reliability-Zq81xVbA3"
 """A recognisable secret: tests assert it never shows up in logs or error text."""
+
+
+def bounded(max_examples: int) -> settings:
+    """Hypothesis settings for CI: a fixed example budget, derandomized (the same examples
+    every run, no example database), no deadline, and no health checks (they cost more
+    than the examples on a small runner)."""
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
 
 _PATH_PARAM = re.compile(r"\{([^}:]+)(?::[^}]+)?\}")
 
@@ -42,6 +57,12 @@ def app_operations(fake: FakeHoncho) -> Iterator[tuple[str, str]]:
             for method in sorted(route.methods or ()):
                 if method != "HEAD":
                     yield method, route.path
+
+
+def fake_operations() -> list[tuple[str, str]]:
+    """:func:`app_operations` of a default fake, sorted."""
+    with FakeHoncho() as fake:
+        return sorted(set(app_operations(fake)))
 
 
 def openapi_path() -> Path | None:

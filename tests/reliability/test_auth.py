@@ -9,7 +9,7 @@ import pytest
 
 from fake_honcho import FakeHoncho
 
-from .support import API_KEY, app_operations, concrete_path, state_digest
+from .support import API_KEY, concrete_path, fake_operations, state_digest
 
 NO_TOKEN = {"detail": "No access token provided"}
 INVALID = {"detail": "Invalid JWT"}
@@ -43,12 +43,7 @@ def http(fake: FakeHoncho) -> Iterator[httpx.Client]:
         yield client
 
 
-def operations() -> list[tuple[str, str]]:
-    with FakeHoncho() as fake:
-        return [op for op in app_operations(fake) if op[1] != "/health"]
-
-
-OPERATIONS = operations()
+OPERATIONS = [op for op in fake_operations() if op[1] != "/health"]
 
 
 def test_every_route_is_covered() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from honcho_backend.config import (
@@ -15,6 +15,8 @@ from honcho_backend.config import (
     session_id_for,
     stable_id,
 )
+
+from .support import bounded
 
 HONCHO_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
@@ -29,7 +31,7 @@ lookalikes = (
     .map(lambda t: (t[1].join(t[0]), t[2].join(t[0])))
 )
 
-BOUNDED = settings(max_examples=300, derandomize=True, deadline=None)
+BOUNDED = bounded(100)
 
 DEFAULT = HonchoConfig()
 # The longest prefix the config accepts: the derived workspace id must still fit.
