@@ -72,23 +72,23 @@ class Worker:
     def summary(self, unit: Row) -> None:
         """Short and/or long summary of the session up to the triggering message."""
         workspace_id, session_id, seq = unit["workspace_id"], unit["session_id"], unit["seq"]
-        messages = [
-            m
-            for m in message_index(self.store).session_messages(workspace_id, session_id)
-            if m["_seq_in_session"] <= seq
-        ]
-        if not messages:
-            return
+        index = message_index(self.store)
+        # A message's position in its session is its `_seq_in_session`.
+        in_order = list(index.session_ids(workspace_id, session_id))[:seq]
         conf = resolve(self.store, workspace_id, session_id)
         created_at = isoformat(self.clock())
-        for summary_type, every in (("short", conf.short_every), ("long", conf.long_every)):
-            if seq % every == 0:
-                row = summaries.write(messages[-every:], summary_type, created_at)  # type: ignore[arg-type]
-                self.store.put(
-                    summaries.COLLECTION,
-                    summaries.summary_key(workspace_id, session_id, summary_type),  # type: ignore[arg-type]
-                    row,
-                )
+        cadences: tuple[tuple[summaries.SummaryType, int], ...] = (
+            ("short", conf.short_every),
+            ("long", conf.long_every),
+        )
+        for summary_type, every in cadences:
+            if seq % every != 0:
+                continue
+            covered = list(index.rows(dict.fromkeys(in_order[-every:])))
+            if covered:
+                row = summaries.write(covered, summary_type, created_at)
+                key = summaries.summary_key(workspace_id, session_id, summary_type)
+                self.store.put(summaries.COLLECTION, key, row)
 
     def dream(self, unit: Row) -> None:
         """Merge conclusions that say the same thing, then refresh the card from the rest."""
