@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
@@ -36,6 +37,7 @@ from fake_honcho.errors import (
     ValidationItem,
     validation_item,
 )
+from fake_honcho.schema_compiler import Check, Compiler
 
 BASE_URI = "https://honcho-contract-kit.invalid/schemas/"
 
@@ -66,6 +68,8 @@ class SchemaSet:
             resources.append((uri, Resource.from_contents(document, DRAFT202012)))
         self.registry: Registry[Any] = Registry().with_resources(resources).crawl()
         self._validators: dict[tuple[str, bool], Draft202012Validator] = {}
+        self._compiler = Compiler(self._resolve)
+        self._checks: dict[tuple[str, bool], Check] = {}
 
     def names(self) -> list[str]:
         return sorted(self.documents)
@@ -83,11 +87,31 @@ class SchemaSet:
             self._validators[key] = found
         return found
 
+    def is_valid(self, name: str, instance: Any, *, many: bool = False) -> bool:
+        """Whether ``instance`` matches ``name`` (compiled check, no error details)."""
+        key = (name, many)
+        check = self._checks.get(key)
+        if check is None:
+            if name not in self.documents:
+                raise KeyError(f"no schema named {name!r} in {self.directory}")
+            uri = BASE_URI + name + ".json"
+            one = self._compiler.compile_uri(uri, self.documents[name])
+            check = (lambda v: isinstance(v, list) and all(one(x) for x in v)) if many else one
+            self._checks[key] = check
+        return check(instance)
+
+    def _resolve(self, base: str, ref: str) -> tuple[str, Any]:
+        uri = urljoin(base, ref)
+        name = uri.removeprefix(BASE_URI).removesuffix(".json")
+        if "#" in uri or name not in self.documents:
+            raise ValueError(f"cannot resolve $ref {ref!r} from {base}")
+        return uri, self.documents[name]
+
     def check_request(self, name: str, body: Any, loc: Loc = ("body",)) -> None:
         """Raise a Honcho-shaped 422 unless ``body`` matches schema ``name``."""
-        validator = self.validator(name)
-        if validator.is_valid(body):
+        if self.is_valid(name, body):
             return
+        validator = self.validator(name)
         items = list(_unique(_items(validator.iter_errors(body), loc)))
         order = list(self.documents[name].get("properties", {}))
         items.sort(key=lambda item: _field_rank(item["loc"], len(loc), order))
@@ -95,8 +119,9 @@ class SchemaSet:
 
     def check_response(self, name: str, payload: Any, *, many: bool = False) -> None:
         """Raise :class:`ResponseValidationError` unless ``payload`` matches ``name``."""
-        validator = self.validator(name, many=many)
-        error = next(iter(validator.iter_errors(payload)), None)
+        if self.is_valid(name, payload, many=many):
+            return
+        error = next(iter(self.validator(name, many=many).iter_errors(payload)), None)
         if error is not None:
             where = "/".join(str(part) for part in error.absolute_path) or "<root>"
             raise ResponseValidationError(
