@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import platform
 import sys
 import time
+import timeit
 import traceback
 
 from bench.harness import Settings
@@ -43,15 +45,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def machine_line() -> str:
+    """What the absolute figures depend on: CPUs, load, and a reference loop's speed."""
+    loop_us = min(timeit.repeat("sum(range(1000))", number=200, repeat=5)) / 200 * 1e6
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (
+        f"Python {platform.python_version()} on {os.cpu_count()} CPUs; load average {load}; "
+        f"reference loop sum(range(1000)) = {loop_us:.1f} µs"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     settings = Settings(quick=args.quick)
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
-    print(
-        f"# honcho-contract-kit benchmarks ({'quick' if args.quick else 'full'}; "
-        f"Python {platform.python_version()}, {platform.machine()})\n",
-        flush=True,
-    )
+    mode = "quick" if args.quick else "full"
+    print(f"# honcho-contract-kit benchmarks ({mode})\n\n{machine_line()}\n", flush=True)
     broken, misses = [], 0
     for name in names:
         started = time.perf_counter()

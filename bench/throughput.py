@@ -8,11 +8,16 @@ request). Each client gets its own identically seeded fake so their states match
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
 
 import httpx
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():
+    # Starlette 1.x nudges TestClient users towards httpx2; the baseline is TestClient as is.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient
 
 from bench.corpus import TextGenerator
 from bench.harness import Batch, Settings, compare, repeat_async, repeat_sync
@@ -102,7 +107,36 @@ def run(settings: Settings) -> list[Table]:
     table.notes += [
         "Each client drives its own identically seeded fake (1,000 messages in the read "
         "session); the write batch appends 10 messages (~700 bytes each) per request.",
+        "deriver='manual': derivation is queued but not run inside the request, as on a real "
+        "server where background workers do it (table 1b shows what 'immediate' adds).",
         "TestClient is entered as a context manager, its fastest mode.",
         f"{settings.repeats} interleaved repeats per cell; the median is shown.",
     ]
-    return [table]
+    return [table, _deriver_cost(settings, text)]
+
+
+def _deriver_cost(settings: Settings, text: TextGenerator) -> Table:
+    """What the default ``deriver='immediate'`` adds to a write: informational."""
+    table = Table(
+        "1b. Toy deriver inside the write request (baseline: deriver='manual')",
+        ["operation", "immediate", "manual", "immediate / manual", "target", "result"],
+    )
+    batch = operations(text)[-1]
+    with ExitStack() as stack:
+        batches = {}
+        for mode in ("immediate", "manual"):
+            fake = new_fake(deriver=mode)
+            stack.callback(fake.close)
+            client = stack.enter_context(transport_client(fake))
+            batches[mode] = repeat_sync(sync_call(client, batch))
+        timings = compare(batches, settings)
+    immediate, manual = timings["immediate"].median, timings["manual"].median
+    table.add(
+        f"{batch.name}, fake.transport()",
+        fmt_duration(immediate),
+        fmt_duration(manual),
+        fmt_ratio(immediate / manual),
+        "-",
+        verdict(None),
+    )
+    return table

@@ -160,7 +160,7 @@ def new_fake(**options: Any) -> Any:
     """A seeded ``FakeHoncho``; imported late so ``--help`` works without the fake."""
     from fake_honcho import FakeHoncho
 
-    return FakeHoncho(seed=1, **options)
+    return FakeHoncho(**{"seed": 1, "deriver": "manual", **options})
 
 
 def transport_client(fake: Any) -> httpx.Client:
