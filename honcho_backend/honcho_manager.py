@@ -45,6 +45,9 @@ BATCH_SIZE = 100
 RECOVERY_WINDOW = 100
 """How many of a session's newest messages are read on first sight of a thread."""
 
+WATERMARK_KEY = "df"
+"""Metadata key of the watermark: the key of the last message of each request."""
+
 MIN_TOP_K, MAX_TOP_K = 1, 100
 DEFAULT_CATEGORY = "memory"
 SEARCH_CONFIDENCE = 1.0
@@ -178,9 +181,11 @@ class HonchoMemoryManager(MemoryManager):
             unsent = state.unsent(outgoing, fingerprint)
             for start in range(0, len(unsent), BATCH_SIZE):
                 batch = unsent[start : start + BATCH_SIZE]
-                payload = [
+                payload: list[dict[str, Any]] = [
                     {"peer_id": peers[message.role], "content": message.text} for message in batch
                 ]
+                # One watermark per request (not per message) keeps the wire cost low.
+                payload[-1]["metadata"] = {WATERMARK_KEY: batch[-1].key}
                 try:
                     self._post_messages(workspace, session, peers, payload)
                 except Exception:
@@ -192,21 +197,27 @@ class HonchoMemoryManager(MemoryManager):
     def _open_thread(self, workspace: str, session: str, peers: dict[str, str]) -> ThreadState:
         """First sight of a thread: make sure it exists and learn what it already holds.
 
-        Stored messages are recognised by author and content, so nothing extra
-        goes on the wire per message, and sessions written by DeerFlow's own
-        Honcho backend are recognised too.
+        The newest watermark pins the position exactly; messages written by
+        another client (e.g. DeerFlow's own Honcho backend) are recognised by
+        author and content.
         """
         self._establish(workspace, session, peers)
         newest_first = self._http().newest_messages(workspace, session, size=RECOVERY_WINDOW)
-        return ThreadState(
-            [
-                content_fingerprint(item["peer_id"], item["content"])
-                for item in reversed(newest_first)
-                if isinstance(item, dict)
-                and isinstance(item.get("peer_id"), str)
-                and isinstance(item.get("content"), str)
-            ]
-        )
+        items = [
+            item
+            for item in reversed(newest_first)
+            if isinstance(item, dict)
+            and isinstance(item.get("peer_id"), str)
+            and isinstance(item.get("content"), str)
+        ]
+        watermarks = [
+            metadata[WATERMARK_KEY]
+            for item in items
+            if isinstance(metadata := item.get("metadata"), dict)
+            and isinstance(metadata.get(WATERMARK_KEY), str)
+        ]
+        fingerprints = [content_fingerprint(item["peer_id"], item["content"]) for item in items]
+        return ThreadState(watermarks, fingerprints)
 
     def _establish(self, workspace: str, session: str, peers: dict[str, str]) -> None:
         client = self._http()

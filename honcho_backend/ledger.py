@@ -59,14 +59,16 @@ class BoundedLRU(Generic[K, V]):
 class ThreadState:
     """What one Honcho session is known to hold.
 
-    ``keys`` are the keys of messages this process stored. ``stored`` are
+    ``keys`` are message keys known to be stored: those this process sent and
+    the watermarks recovered from message metadata. ``stored`` are
     fingerprints (author + content) of the session's newest messages, oldest
     first, as read from Honcho on first sight of the thread.
     """
 
-    def __init__(self, stored: Sequence[str] = ()) -> None:
+    def __init__(self, keys: Iterable[str] = (), stored: Sequence[str] = ()) -> None:
         self._keys: OrderedDict[str, None] = OrderedDict()
         self._stored = list(stored)
+        self.remember(keys)
 
     def remember(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -80,10 +82,11 @@ class ThreadState:
     ) -> list[Outgoing]:
         """The messages after the last one the session is known to hold.
 
-        The newest key match is exact. Failing that, the session's newest
-        stored messages are aligned with the history (a few in a row must
-        match, so a repeated "yes" is not mistaken for the old one). Failing
-        that too, anything stored recently is skipped by fingerprint.
+        The newest key match is exact. Failing that (a session written by
+        another client), the session's newest stored messages are aligned with
+        the history: a few in a row must match, so a repeated "yes" is not
+        mistaken for the old one. Failing that too, anything stored recently
+        is skipped by fingerprint.
         """
         for index in range(len(outgoing) - 1, -1, -1):
             if outgoing[index].key in self._keys:

@@ -49,7 +49,7 @@ def _short_hash(text: str) -> str:
 
 def content_fingerprint(peer_id: str, content: str) -> str:
     """Identifies a stored message by author and content (for messages without our key)."""
-    return "c" + _short_hash(f"{peer_id}\0{content}")
+    return _short_hash(f"{peer_id}\0{content}")
 
 
 def _field(message: Any, name: str) -> Any:
@@ -129,9 +129,9 @@ def select_messages(
             continue
         message_id = _field(message, "id")
         if isinstance(message_id, str) and message_id:
-            key = "i" + _short_hash(message_id)
+            key = _short_hash(f"id\0{message_id}")
         else:
             seen[(role, text)] += 1
-            key = "t" + _short_hash(f"{role}\0{seen[(role, text)]}\0{text}")
+            key = _short_hash(f"{role}\0{seen[(role, text)]}\0{text}")
         selected.append(Outgoing(key=key, role=role, text=text[:char_limit]))
     return selected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import httpx
@@ -275,17 +276,15 @@ def test_large_histories_are_sent_in_batches_of_100(
     assert [m["content"] for m in honcho.posted()] == [m.content for m in turn(125)]
 
 
-def test_messages_carry_only_author_and_content(
+def test_only_each_requests_last_message_carries_the_watermark(
     honcho: MockHoncho, make_manager: ManagerFactory
 ) -> None:
     make_manager().add("t", turn(1), user_id="alice")
     request = next(seen for seen in honcho.requests if seen.path.endswith("/messages"))
-    assert request.body == {
-        "messages": [
-            {"peer_id": ALICE, "content": "question 0"},
-            {"peer_id": "deerflow", "content": "answer 0"},
-        ]
-    }
+    first, last = request.body["messages"]
+    assert first == {"peer_id": ALICE, "content": "question 0"}
+    assert last["peer_id"] == "deerflow" and last["content"] == "answer 0"
+    assert list(last["metadata"]) == ["df"] and re.fullmatch(r"[\w-]{8}", last["metadata"]["df"])
 
 
 def test_steady_state_wire_cost(honcho: MockHoncho, make_manager: ManagerFactory) -> None:
@@ -295,8 +294,9 @@ def test_steady_state_wire_cost(honcho: MockHoncho, make_manager: ManagerFactory
     before = len(honcho.requests)
     content_bytes = 0
     for i in range(1, 41):
-        question = f"question number {i}: " + "how should I plan the next sprint? " * 6
-        answer = f"answer number {i}: " + "split the work into small reviewed steps. " * 8
+        # Typical sizes: a ~200-character question, a ~800-character answer.
+        question = f"question number {i}: " + "how should I plan the next sprint? " * 5
+        answer = f"answer number {i}: " + "split the work into small reviewed steps. " * 19
         history += [msg("human", question, id=f"hq{i}"), msg("ai", answer, id=f"aq{i}")]
         content_bytes += len(question.encode()) + len(answer.encode())
         manager.add("t", history, user_id="alice")
