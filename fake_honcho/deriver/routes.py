@@ -6,6 +6,7 @@ or LLM, from what the toy deriver stored.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from starlette.requests import Request
@@ -241,6 +242,10 @@ async def session_context(request: Request) -> Response:
     selection = _query_selection(request, include_most_frequent_default=False)
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
+    listed = request.query_params.getlist("sessions")
+    if listed and limit_to_session:
+        raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
+    allowlist = [session_id] if limit_to_session else (listed or None)
     with fake.store.lock:
         messages = message_index(fake.store).session_messages(workspace_id, session_id)
         representation_text: str | None = None
@@ -248,8 +253,8 @@ async def session_context(request: Request) -> Response:
         budget = tokens
         if peer_target:
             observer = peer_perspective or peer_target
-            if limit_to_session:
-                selection = Selection(**{**selection.__dict__, "sessions": [session_id]})
+            if allowlist is not None:
+                selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
             chosen = select(rows, selection)
             card = cards.read(fake.store, workspace_id, observer, peer_target)

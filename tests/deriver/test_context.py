@@ -160,3 +160,25 @@ def test_errors(client: httpx.Client, world: World) -> None:
         422,
         {"detail": "peer_target must be provided if peer_perspective is provided"},
     )
+
+
+def test_representation_scope_limit_to_session_and_sessions(
+    client: httpx.Client, fake: FakeHoncho, world: World
+) -> None:
+    world.session("s", {"alice": {}})
+    world.session("t", {"alice": {}})
+    world.say("s", "alice", "I like tea")
+    world.say("t", "alice", "I live in Oslo")
+    fake.deriver.run_until_idle()
+
+    def facts(**params: Any) -> list[str]:
+        text = context(client, peer_target="alice", **params)["peer_representation"]
+        return [line.split("] ", 1)[1] for line in text.splitlines()[2:]]
+
+    assert facts() == ["alice likes tea", "alice lives in Oslo"]
+    assert facts(limit_to_session="true") == ["alice likes tea"]
+    assert facts(sessions=["t"]) == ["alice lives in Oslo"]
+    both = client.get(
+        CONTEXT, params={"peer_target": "alice", "sessions": "t", "limit_to_session": "true"}
+    )
+    assert both.status_code == 422
