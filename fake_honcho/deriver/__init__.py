@@ -48,7 +48,6 @@ class Deriver:
         mode: DeriverMode = "immediate",
         *,
         clock: Callable[[], datetime] = utc_now,
-        **options: Any,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"deriver mode must be one of {', '.join(MODES)}, not {mode!r}")

@@ -14,7 +14,6 @@ from fake_honcho.deriver.extract import normalize
 from fake_honcho.state import Key, Row, Store
 
 COLLECTION = "conclusions"
-LEVELS = ("explicit", "deductive", "inductive", "contradiction")
 PUBLIC_FIELDS = ("id", "content", "observer_id", "observed_id", "session_id", "level", "created_at")
 
 Pair = tuple[str, str, str]
@@ -56,9 +55,6 @@ class Conclusions:
         for key, row in store.items(COLLECTION):
             self._on_change(COLLECTION, key, None, row)
         store.subscribe(self._on_change)
-
-    def close(self) -> None:
-        self.store.unsubscribe(self._on_change)
 
     def add(self, new: NewConclusion) -> Row:
         """Store one conclusion and return its row. Call under ``store.lock``."""

@@ -24,8 +24,6 @@ class Resolved:
     short_every: int = SHORT_SUMMARY_EVERY
     long_every: int = LONG_SUMMARY_EVERY
     card_create: bool = True
-    card_use: bool = True
-    dream: bool = True
 
 
 def resolve(
@@ -45,8 +43,6 @@ def resolve(
         short_every=_pick(levels, "summary", "messages_per_short_summary", SHORT_SUMMARY_EVERY),
         long_every=_pick(levels, "summary", "messages_per_long_summary", LONG_SUMMARY_EVERY),
         card_create=_pick(levels, "peer_card", "create", True),
-        card_use=_pick(levels, "peer_card", "use", True),
-        dream=_pick(levels, "dream", "enabled", True),
     )
 
 

@@ -125,10 +125,8 @@ async def query_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     body = await read_body(request, "ConclusionQuery")
     filters = dict(body.get("filters") or {})
-    observer = filters.pop("observer", None) or filters.pop("observer_id", None)
-    observed = filters.pop("observed", None) or filters.pop("observed_id", None)
-    filters.pop("observer_id", None)
-    filters.pop("observed_id", None)
+    observer = _take_peer(filters, "observer")
+    observed = _take_peer(filters, "observed")
     if not observer or not observed:
         raise HonchoError(422, "observer and observed must be specified for semantic search")
     predicate = compile_filter(_conclusion_filters(filters), CONCLUSION)
@@ -331,6 +329,12 @@ async def _conclusion_batch(request: Request) -> Any:
     if fake_of(request).validate:
         default_schemas().check_request("ConclusionBatchCreate", body)
     return body
+
+
+def _take_peer(filters: dict[str, Any], role: str) -> Any:
+    """Remove ``role`` / ``role_id`` from ``filters``; the first one set, as Honcho reads it."""
+    raw, wire = filters.pop(role, None), filters.pop(f"{role}_id", None)
+    return raw or wire
 
 
 def _conclusion_filters(filters: Any) -> Any:
