@@ -8,6 +8,9 @@ the same however much is stored. Opening the file replays it into the store, the
 rewrites it as a compact snapshot (one record per live row) through a temporary
 file and an atomic rename; closing compacts again.
 
+A sidecar ``<file>.lock`` (an advisory ``flock``, released by the kernel even on
+SIGKILL) keeps a second process from interleaving its log with ours.
+
 A corrupt file stops start-up with :class:`StateFileError` naming the file and line.
 The one tolerated damage is a torn final line (no trailing newline) from a crash in
 the middle of a write: it is dropped with a warning.
@@ -18,10 +21,16 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from fake_honcho.state import Key, Row, Store, decode_key, encode_key
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, single-process use only
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["StateFile", "StateFileError"]
 
@@ -65,11 +74,32 @@ class StateFile:
         self.path = Path(path)
         self.store = store
         self._fd: int | None = None
-        with store.lock:
-            self._replay()
-            self._compact()
-            self._fd = self._open_for_append()
-            store.subscribe(self._on_change)
+        self._lock_fd = self._lock()
+        try:
+            with store.lock:
+                self._replay()
+                self._compact()
+                self._fd = self._open_for_append()
+                store.subscribe(self._on_change)
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
+
+    def _lock(self) -> int:
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise StateFileError(f"{self.path}: cannot create lock file: {error}") from error
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as error:
+                os.close(fd)
+                raise StateFileError(
+                    f"{self.path}: state file is in use by another process"
+                ) from error
+        return fd
 
     def _replay(self) -> None:
         try:
@@ -151,7 +181,11 @@ class StateFile:
             self.store.unsubscribe(self._on_change)
             os.close(self._fd)
             self._fd = None
-            self._compact()
+            try:
+                self._compact()
+            finally:
+                with suppress(OSError):
+                    os.close(self._lock_fd)
 
     def __repr__(self) -> str:
         state = "open" if self._fd is not None else "closed"

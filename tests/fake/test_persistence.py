@@ -23,14 +23,22 @@ def snapshot(store: Store) -> dict[str, list[tuple[object, object]]]:
     return {name: list(store.items(name)) for name in store.collections() if store.count(name)}
 
 
+def crash_image(path: Path) -> Path:
+    """A copy of what is on disk right now, as a SIGKILL would leave it."""
+    image = path.with_name("crashed.jsonl")
+    image.write_bytes(path.read_bytes())
+    return image
+
+
 def test_every_change_is_on_disk_before_close_and_replays(tmp_path: Path) -> None:
     path = tmp_path / "state.jsonl"
     first = Store()
-    StateFile(path, first)  # never closed: as after kill -9
+    running = StateFile(path, first)
     fill(first)
 
     second = Store()
-    state = StateFile(path, second)
+    state = StateFile(crash_image(path), second)
+    running.close()
     assert snapshot(second) == snapshot(first)
     assert second.get("peers", ("ws", "alice")) == {"id": "alice", "metadata": {}}
     assert second.get("peers", ("ws", "bob")) is None
@@ -71,16 +79,18 @@ def test_replay_notifies_listeners_so_indexes_rebuild(tmp_path: Path) -> None:
 def test_a_torn_final_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "state.jsonl"
     store = Store()
-    StateFile(path, store)
+    running = StateFile(path, store)
     fill(store)
-    with path.open("ab") as log:
+    image = crash_image(path)
+    running.close()
+    with image.open("ab") as log:
         log.write(b'{"c":"workspaces","k":"torn","r":{"id"')
     restored = Store()
-    with pytest.warns(RuntimeWarning, match=r"state.jsonl:7: dropping a torn final line"):
-        StateFile(path, restored).close()
+    with pytest.warns(RuntimeWarning, match=r"crashed.jsonl:7: dropping a torn final line"):
+        StateFile(image, restored).close()
     assert restored.get("workspaces", "torn") is None
     assert snapshot(restored) == snapshot(store)
-    assert "torn" not in path.read_text()
+    assert "torn" not in image.read_text()
 
 
 def test_a_complete_final_record_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
@@ -139,3 +149,12 @@ def test_request_cost_does_not_grow_with_stored_data(tmp_path: Path) -> None:
     appended = path.stat().st_size - size
     assert appended == len(b'{"c":"messages","k":"last","r":{"id":"last"}}\n')
     state.close()
+
+
+def test_a_second_process_cannot_open_a_file_in_use(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    state = StateFile(path, Store())
+    with pytest.raises(StateFileError, match="in use by another process"):
+        StateFile(path, Store())
+    state.close()
+    StateFile(path, Store()).close()  # released on close

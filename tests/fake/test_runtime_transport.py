@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
+from fake_honcho.server import serve_in_thread
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
 
 
@@ -168,3 +169,29 @@ async def test_async_transport_request_bodies(body: bytes) -> None:
     async with httpx.AsyncClient(transport=AsyncASGITransport(app), base_url="http://f") as c:
         reply = await c.post("/echo/", content=body)
     assert len(reply.json()["body"]) == len(body)
+
+
+def test_serve_streams_chunks_as_the_app_sends_them() -> None:
+    """The second event is only produced once the client has received the first."""
+    first_seen = threading.Event()
+
+    async def handshake(request: Request) -> StreamingResponse:
+        async def events() -> AsyncIterator[str]:
+            yield "data: first\n\n"
+            while not first_seen.is_set():
+                await anyio.sleep(0.005)
+            yield "data: second\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    streaming_app = Starlette(routes=[Route("/stream", handshake)])
+    with (
+        serve_in_thread(streaming_app) as base_url,
+        httpx.stream("GET", f"{base_url}/stream", timeout=10) as response,
+    ):
+        lines = []
+        for line in response.iter_lines():
+            if line:
+                lines.append(line)
+                first_seen.set()
+    assert lines == ["data: first", "data: second"]
