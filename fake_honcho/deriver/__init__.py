@@ -14,6 +14,7 @@ Queue units, conclusions, peer cards and summaries are store rows, so persistenc
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -37,6 +38,8 @@ OWNED_COLLECTIONS = (
 )
 
 __all__ = ["MODES", "Deriver", "DeriverMode"]
+
+logger = logging.getLogger("fake_honcho.deriver")
 
 
 class Deriver:
@@ -125,8 +128,7 @@ class Deriver:
             with self.store.lock:
                 unit = self.store.get(queue.COLLECTION, key)
                 if unit is not None:
-                    self._worker.run(unit)
-                    self.store.put(queue.COLLECTION, key, {**unit, "status": "completed"})
+                    self.store.put(queue.COLLECTION, key, self._run(unit))
         finally:
             with self._idle:
                 self._running -= 1
@@ -180,6 +182,15 @@ class Deriver:
             self.run_until_idle()
         elif self.mode == "background":
             self._wake.set()
+
+    def _run(self, unit: Row) -> Row:
+        """The unit marked completed; a failure is logged and kept on it, as Honcho's ``error``."""
+        try:
+            self._worker.run(unit)
+        except Exception as error:
+            logger.exception("deriver unit %s (%s) failed", unit["id"], unit["task_type"])
+            return {**unit, "status": "completed", "error": f"{type(error).__name__}: {error}"}
+        return {**unit, "status": "completed"}
 
     def _claim(self) -> Key | None:
         with self.store.lock:

@@ -11,6 +11,7 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver import Deriver, DeriverMode
+from fake_honcho.deriver.work import Worker
 from fake_honcho.state import Store
 from tests.deriver.conftest import TickingClock, World, make_fake
 
@@ -131,3 +132,22 @@ def test_queued_work_survives_a_restart(tmp_path: Path) -> None:
 def test_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="immediate, manual, background"):
         Deriver(Store(), "eventually", clock=TickingClock())  # type: ignore[arg-type]
+
+
+def test_a_failing_unit_is_completed_with_its_error_and_work_goes_on(
+    fake: FakeHoncho, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world.session("s", {"alice": {}})
+    world.say("s", "alice", "I like tea", "I like cake")
+    broken = Worker.representation
+
+    def fail_on_tea(self: Worker, unit: dict[str, Any]) -> None:
+        if "tea" in fake.store.get("messages", unit["message_id"])["content"]:
+            raise RuntimeError("boom")
+        broken(self, unit)
+
+    monkeypatch.setattr(Worker, "representation", fail_on_tea)
+    fake.deriver.run_until_idle()
+    assert [row.get("error") for row in fake.store.rows("queue")] == ["RuntimeError: boom", None]
+    assert [row["content"] for row in fake.store.rows("conclusions")] == ["alice likes cake"]
+    assert fake.deriver.status("ws")["completed_work_units"] == 2
