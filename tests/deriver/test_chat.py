@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from tests.deriver.conftest import World
+
+from .support import World
 
 CHAT = "/v3/workspaces/ws/peers/{peer}/chat"
 

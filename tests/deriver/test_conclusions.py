@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from tests.deriver.conftest import World
+
+from .support import World
 
 C = "/v3/workspaces/ws/conclusions"
 

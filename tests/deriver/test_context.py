@@ -10,7 +10,8 @@ import pytest
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver.representation import Selection, render_plain, select
 from fake_honcho.text import token_count
-from tests.deriver.conftest import World
+
+from .support import World
 
 CONTEXT = "/v3/workspaces/ws/sessions/s/context"
 

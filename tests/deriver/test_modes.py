@@ -13,7 +13,8 @@ from fake_honcho import FakeHoncho
 from fake_honcho.deriver import Deriver, DeriverMode
 from fake_honcho.deriver.work import Worker
 from fake_honcho.state import Store
-from tests.deriver.conftest import TickingClock, World, make_fake
+
+from .support import TickingClock, World, make_fake
 
 DERIVED = ("conclusions", "peer_cards", "summaries", "queue")
 

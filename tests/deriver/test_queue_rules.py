@@ -6,7 +6,8 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver.work import Worker
-from tests.deriver.conftest import World
+
+from .support import World
 
 
 def pairs(fake: FakeHoncho) -> list[tuple[str | None, str | None, str]]:

@@ -6,7 +6,8 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from tests.deriver.conftest import World
+
+from .support import World
 
 REP = "/v3/workspaces/ws/peers/{peer}/representation"
 

@@ -10,7 +10,8 @@ from honcho import Honcho
 from honcho.http import NotFoundError, UnprocessableEntityError
 
 from fake_honcho import FakeHoncho
-from tests.deriver.conftest import make_fake
+
+from .support import make_fake
 
 
 @pytest.fixture
