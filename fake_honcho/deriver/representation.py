@@ -78,61 +78,28 @@ def select(rows: Sequence[Row], selection: Selection) -> list[Row]:
 
 
 def render_markdown(rows: Sequence[Row]) -> str:
-    """Honcho's ``Representation.format_as_markdown``; ``""`` when nothing is known."""
-    parts: list[str] = []
-    explicit = [row for row in rows if row["level"] == "explicit"]
-    if explicit:
-        parts.append("## Explicit Observations\n")
-        parts.extend(f"[{_stamp(row)}] {row['content']}" for row in explicit)
-        parts.append("")
-    deductive = [row for row in rows if row["level"] == "deductive"]
-    if deductive:
-        parts.append("## Deductive Observations\n")
-        for row in deductive:
-            parts.append(f"[{_stamp(row)}] {row['content']}")
-            premises = row.get("_premises") or []
-            if premises:
-                parts.append("   Premises:")
-                parts.extend(f"   - {premise}" for premise in premises)
-            parts.append("")
-        parts.append("")
-    inductive = [row for row in rows if row["level"] == "inductive"]
-    if inductive:
-        parts.append("## Inductive Observations\n")
-        for row in inductive:
-            parts.append(f" **Pattern** [medium]: {row['content']}")
-            parts.append("   **Type**: pattern")
-            parts.append("")
-        parts.append("")
-    contradictions = [row for row in rows if row["level"] == "contradiction"]
-    if contradictions:
-        parts.append("## Contradictions\n")
-        for row in contradictions:
-            parts.append(f" **CONTRADICTION**: {row['content']}")
-            parts.append("")
-        parts.append("")
-    return "\n".join(parts)
+    """Honcho's ``Representation.format_as_markdown``; ``""`` when nothing is known.
+
+    The toy deriver and the create route only make ``explicit`` conclusions, so only
+    that section (Honcho's first) can appear.
+    """
+    explicit = [f"[{_stamp(row)}] {row['content']}" for row in rows if row["level"] == "explicit"]
+    if not explicit:
+        return ""
+    return "\n".join(["## Explicit Observations\n", *explicit, ""])
 
 
 def render_plain(rows: Sequence[Row]) -> str:
-    """Honcho's ``str(Representation)``: what the session context budget is charged for."""
-    sections = [
-        ("EXPLICIT", "explicit", ""),
-        ("DEDUCTIVE", "deductive", ""),
-        ("INDUCTIVE", "inductive", "[medium] "),
-        ("CONTRADICTION", "contradiction", "CONTRADICTION: "),
-    ]
-    parts: list[str] = []
-    for title, level, prefix in sections:
-        parts.append(f"{title}:\n")
-        members = [row for row in rows if row["level"] == level]
-        for number, row in enumerate(members, 1):
-            line = f"{number}. [{_stamp(row)}] {prefix}{row['content']}"
-            premises = row.get("_premises") or []
-            if premises:
-                line += "\n" + "\n".join(f"    - {premise}" for premise in premises)
-            parts.append(line)
-        parts.append("")
+    """Honcho's ``str(Representation)``: what the session context budget is charged for.
+
+    Every level's heading is printed even when empty, as Honcho does.
+    """
+    explicit = [row for row in rows if row["level"] == "explicit"]
+    parts = ["EXPLICIT:\n"]
+    parts.extend(f"{n}. [{_stamp(row)}] {row['content']}" for n, row in enumerate(explicit, 1))
+    parts.append("")
+    for title in ("DEDUCTIVE", "INDUCTIVE", "CONTRADICTION"):
+        parts.extend([f"{title}:\n", ""])
     return "\n".join(parts)
 
 

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
+from fake_honcho.deriver.representation import render_markdown, render_plain
 
 from .support import World
 
@@ -114,3 +115,25 @@ def test_include_most_frequent_counts_repeats(
 )
 def test_bad_bodies(client: httpx.Client, told: World, body: dict, status: int) -> None:
     assert client.post(REP.format(peer="alice"), json=body).status_code == status
+
+
+def test_plain_form_charged_by_session_context() -> None:
+    rows = [
+        {"level": "explicit", "content": "ann likes tea", "created_at": "2026-01-01T10:00:00.5Z"},
+        {
+            "level": "explicit",
+            "content": "ann lives in Oslo",
+            "created_at": "2026-01-01T11:00:00Z",
+            "_message_created_at": "2025-12-31T23:59:59+01:00",
+        },
+    ]
+    assert render_plain(rows) == (
+        "EXPLICIT:\n\n"
+        "1. [2026-01-01 10:00:00] ann likes tea\n"
+        "2. [2025-12-31 22:59:59] ann lives in Oslo\n\n"
+        "DEDUCTIVE:\n\n\nINDUCTIVE:\n\n\nCONTRADICTION:\n\n"
+    )
+    assert render_markdown(rows).splitlines()[2:] == [
+        "[2026-01-01 10:00:00] ann likes tea",
+        "[2025-12-31 22:59:59] ann lives in Oslo",
+    ]
