@@ -55,7 +55,7 @@ def _scope(request: httpx.Request) -> Scope:
 class _Exchange:
     """One request through the app: feeds the body in, collects the response."""
 
-    __slots__ = ("_body", "_body_sent", "_done", "body", "headers", "status")
+    __slots__ = ("_body", "_body_sent", "_done", "chunks", "headers", "status")
 
     def __init__(self, body: bytes) -> None:
         self._body = body
@@ -63,7 +63,7 @@ class _Exchange:
         self._done: asyncio.Event | None = None
         self.status: int | None = None
         self.headers: list[tuple[bytes, bytes]] = []
-        self.body = bytearray()
+        self.chunks: list[bytes] = []
 
     async def receive(self) -> Message:
         if not self._body_sent:
@@ -81,7 +81,7 @@ class _Exchange:
             self.status = message["status"]
             self.headers = list(message.get("headers", ()))
         elif kind == "http.response.body":
-            self.body += message.get("body", b"")
+            self.chunks.append(message.get("body", b""))
             if not message.get("more_body", False) and self._done is not None:
                 self._done.set()
 
@@ -101,7 +101,7 @@ class _Exchange:
         return httpx.Response(
             self.status,
             headers=self.headers,
-            stream=httpx.ByteStream(bytes(self.body)),
+            stream=httpx.ByteStream(b"".join(self.chunks)),
             request=request,
         )
 
