@@ -29,6 +29,7 @@ __all__ = ["build_parser", "create_fake", "main"]
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 DERIVER_MODES = ("background", "immediate", "manual")
+JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +83,11 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
     """The fake the parsed options describe (raises StateFileError for a bad state file)."""
     api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
     fake = FakeHoncho(
-        api_key=api_key, deriver=args.deriver, seed=args.seed, state_file=args.state_file
+        api_key=api_key,
+        deriver=args.deriver,
+        seed=args.seed,
+        state_file=args.state_file,
+        journal_limit=JOURNAL_LIMIT,
     )
     for rule in getattr(args, "fault", []):
         fake.faults.add(rule)

@@ -47,7 +47,8 @@ class FakeHoncho:
     ``strict`` validates every response against ``schemas/``; ``validate=False``
     skips request validation (benchmarks only); ``seed`` makes generated ids
     reproducible; ``clock`` supplies timestamps. ``state_file`` keeps the state in
-    an append-only file across restarts (see ``fake_honcho.persistence``).
+    an append-only file across restarts (see ``fake_honcho.persistence``);
+    ``journal_limit`` keeps only that many recent requests in ``fake.requests``.
     """
 
     def __init__(
@@ -60,6 +61,7 @@ class FakeHoncho:
         seed: int | None = None,
         clock: Callable[[], datetime] = utc_now,
         state_file: str | os.PathLike[str] | None = None,
+        journal_limit: int | None = None,
     ) -> None:
         from fake_honcho.app import build_app
 
@@ -70,7 +72,7 @@ class FakeHoncho:
         self.clock = clock
         self.new_id = IdFactory(seed)
         self.store = Store()
-        self.requests = Journal()
+        self.requests = Journal(journal_limit)
         self.faults = Faults()
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
         self.deriver = Deriver(self.store, deriver, clock=clock)

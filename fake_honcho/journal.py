@@ -75,15 +75,25 @@ class JournalEntry:
 
 
 class Journal(Sequence[JournalEntry]):
-    """A thread-safe, append-only (until ``clear``) list of :class:`JournalEntry`."""
+    """A thread-safe, append-only (until ``clear``) list of :class:`JournalEntry`.
 
-    def __init__(self) -> None:
+    ``limit`` keeps only the most recent entries, so a long-running server does not
+    grow without bound; None (the default for in-process fakes) keeps everything.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError(f"journal limit must be >= 1 or None, got {limit}")
+        self.limit = limit
         self._entries: list[JournalEntry] = []
         self._lock = threading.Lock()
 
     def append(self, entry: JournalEntry) -> None:
         with self._lock:
             self._entries.append(entry)
+            if self.limit is not None and len(self._entries) > 2 * self.limit:
+                # Trim in batches: amortised O(1) per request instead of a shift each time.
+                del self._entries[: -self.limit]
 
     def clear(self) -> None:
         with self._lock:
@@ -95,14 +105,21 @@ class Journal(Sequence[JournalEntry]):
     def __getitem__(self, index: slice) -> list[JournalEntry]: ...
     def __getitem__(self, index: int | slice) -> JournalEntry | list[JournalEntry]:
         with self._lock:
-            return self._entries[index]
+            return self._kept()[index]
 
     def __len__(self) -> int:
-        return len(self._entries)
+        count = len(self._entries)
+        return count if self.limit is None else min(count, self.limit)
 
     def __iter__(self) -> Iterator[JournalEntry]:
         with self._lock:
-            return iter(list(self._entries))
+            return iter(list(self._kept()))
+
+    def _kept(self) -> list[JournalEntry]:
+        """The visible entries (call with the lock held)."""
+        if self.limit is None or len(self._entries) <= self.limit:
+            return self._entries
+        return self._entries[-self.limit :]
 
     def __repr__(self) -> str:
         return f"<Journal of {len(self)} requests>"

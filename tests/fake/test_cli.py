@@ -148,6 +148,7 @@ def test_defaults_and_options_parse_into_the_fake(monkeypatch: pytest.MonkeyPatc
     )
     with create_fake(defaults) as fake:
         assert not fake.auth_enabled
+        assert fake.requests.limit == 10_000
         assert fake.deriver.mode == "background"
     seeded = build_parser().parse_args(["--seed", "5", "--deriver", "manual"])
     with create_fake(seeded) as one, create_fake(seeded) as two:

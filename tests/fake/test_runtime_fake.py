@@ -216,3 +216,18 @@ def test_close_is_idempotent_and_stops_transport_threads() -> None:
 def test_repr_names_mode_and_journal_size(fake: FakeHoncho, client: httpx.Client) -> None:
     client.get("/health")
     assert repr(fake) == "<FakeHoncho auth=off deriver='immediate' requests=1>"
+
+
+def test_a_journal_limit_keeps_only_the_most_recent_requests() -> None:
+    with (
+        FakeHoncho(journal_limit=3) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        for n in range(10):
+            client.get("/health", params={"n": n})
+        assert len(fake.requests) == 3
+        assert [entry.query["n"] for entry in fake.requests] == ["7", "8", "9"]
+        assert fake.requests[0].query == {"n": "7"}
+        assert [entry.query["n"] for entry in fake.requests[-2:]] == ["8", "9"]
+    with pytest.raises(ValueError, match="journal limit"):
+        FakeHoncho(journal_limit=0)
