@@ -1,4 +1,4 @@
-"""Insertion-ordered message ids per workspace, session and author: a Store listener.
+"""Insertion-ordered message ids per session and per author: a Store listener.
 
 Listing a session's messages, or a peer's, reads its own ordered id set instead of
 scanning every stored message. Ordered dicts serve as ordered sets: appends, deletes
@@ -20,11 +20,10 @@ _OrderedIds = dict[str, None]
 
 
 class MessageIndex:
-    """Message ids in insertion (``_seq``) order, grouped three ways."""
+    """Message ids in insertion (``_seq``) order, grouped by session and by author."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.by_workspace: dict[str, _OrderedIds] = {}
         self.by_session: dict[tuple[str, str], _OrderedIds] = {}
         self.by_peer: dict[tuple[str, str], _OrderedIds] = {}
         self.last_seq = 0
@@ -43,14 +42,12 @@ class MessageIndex:
 
     def _add(self, row: Row) -> None:
         mid, ws = row["id"], row["workspace_id"]
-        self.by_workspace.setdefault(ws, {})[mid] = None
         self.by_session.setdefault((ws, row["session_id"]), {})[mid] = None
         self.by_peer.setdefault((ws, row["peer_id"]), {})[mid] = None
         self.last_seq = max(self.last_seq, row["_seq"])
 
     def _remove(self, row: Row) -> None:
         mid, ws = row["id"], row["workspace_id"]
-        _discard(self.by_workspace, ws, mid)
         _discard(self.by_session, (ws, row["session_id"]), mid)
         _discard(self.by_peer, (ws, row["peer_id"]), mid)
 
@@ -59,9 +56,6 @@ class MessageIndex:
 
     def peer_ids(self, workspace_id: str, peer_id: str) -> _OrderedIds:
         return self.by_peer.get((workspace_id, peer_id), {})
-
-    def workspace_ids(self, workspace_id: str) -> _OrderedIds:
-        return self.by_workspace.get(workspace_id, {})
 
     def rows(self, ids: _OrderedIds, *, reverse: bool = False) -> Iterator[Row]:
         """The rows of ``ids`` in order (a snapshot of the ids, safe under changes)."""

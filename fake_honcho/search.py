@@ -25,10 +25,11 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from weakref import WeakKeyDictionary
 
 from fake_honcho.state import Key, Row, Store
-from fake_honcho.text import STOP_WORDS, has_special_chars, ilike, stem, terms, words
+from fake_honcho.text import STOP_WORDS, WORD, has_special_chars, ilike, stem, terms
 
 Predicate = Callable[[Row], bool]
 _PIECE = re.compile(r"[^\W_]+")
@@ -39,6 +40,10 @@ class _WorkspaceIndex:
     postings: dict[str, array[int]] = field(default_factory=dict)
     vocabulary: dict[str, str] = field(default_factory=dict)  # raw word -> stem
     substring_cache: dict[str, frozenset[str]] = field(default_factory=dict)
+    # While created_at never decreases with insertion, "newest first" is "highest
+    # sequence number first" and ranking needs no row reads.
+    newest: str = ""
+    in_order: bool = True
 
 
 class SearchIndex:
@@ -47,11 +52,10 @@ class SearchIndex:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.workspaces: dict[str, _WorkspaceIndex] = {}
-        self.by_seq: dict[int, str] = {}
+        self.ids: list[str | None] = [None]  # message id by sequence number
         self.dead = 0
         with store.lock:
-            for row in sorted(store.rows("messages"), key=lambda r: r["_seq"]):
-                self._add(row)
+            self._rebuild()
             store.subscribe(self._on_change)
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
@@ -60,33 +64,43 @@ class SearchIndex:
         if old is None and new is not None:
             self._add(new)
         elif old is not None and new is None:
-            self.by_seq.pop(old["_seq"], None)
+            self.ids[old["_seq"]] = None
             self.dead += 1
-            if self.dead > 1000 and self.dead > len(self.by_seq):
+            if self.dead > 1000 and self.dead > len(self.ids) // 2:
                 self._rebuild()
 
     def _add(self, row: Row) -> None:
-        seq = row["_seq"]
-        self.by_seq[seq] = row["id"]
-        index = self.workspaces.setdefault(row["workspace_id"], _WorkspaceIndex())
-        for word in words(row["content"]):
-            if word in STOP_WORDS:
-                continue
-            term = index.vocabulary.get(word)
+        seq: int = row["_seq"]
+        ids = self.ids
+        if seq >= len(ids):
+            ids.extend([None] * (seq + 1 - len(ids)))
+        ids[seq] = row["id"]
+        index = self.workspaces.get(row["workspace_id"])
+        if index is None:
+            index = self.workspaces[row["workspace_id"]] = _WorkspaceIndex()
+        stamp = sortable_timestamp(row["created_at"])
+        if stamp < index.newest:
+            index.in_order = False
+        else:
+            index.newest = stamp
+        vocabulary, postings = index.vocabulary, index.postings
+        for word in WORD.findall(row["content"].casefold()):
+            term = vocabulary.get(word)
             if term is None:
-                term = stem(word)
-                index.vocabulary[word] = term
+                if word in STOP_WORDS:
+                    continue
+                term = vocabulary[word] = stem(word)
                 index.substring_cache.clear()
-            posting = index.postings.get(term)
+            posting = postings.get(term)
             if posting is None:
-                posting = index.postings[term] = array("l")
+                posting = postings[term] = array("i")
             posting.append(seq)
 
     def _rebuild(self) -> None:
         self.workspaces.clear()
-        self.by_seq.clear()
+        self.ids = [None]
         self.dead = 0
-        for row in sorted(self.store.rows("messages"), key=lambda r: r["_seq"]):
+        for row in self.store.rows("messages"):
             self._add(row)
 
     def search(
@@ -94,31 +108,40 @@ class SearchIndex:
     ) -> list[Row]:
         """Up to ``limit`` messages of the workspace matching ``query`` and ``where``."""
         with self.store.lock:
+            index = self.workspaces.get(workspace_id)
+            if index is None:
+                return []
             if has_special_chars(query):
-                return self._substring(workspace_id, query, where, limit)
-            ranked = self._terms(workspace_id, query, where)
+                return self._substring(index, workspace_id, query, where, limit)
+            ranked = self._terms(index, query, where, limit)
             if len(ranked) < limit:
                 seen = {row["id"] for row in ranked}
-                extra = self._substring(workspace_id, query, where, limit - len(ranked), seen)
-                ranked.extend(extra)
-            return ranked[:limit]
+                ranked += self._substring(
+                    index, workspace_id, query, where, limit - len(ranked), seen
+                )
+            return ranked
 
-    def _rows(self, seqs: Iterable[int]) -> list[Row]:
-        found = []
+    def _row(self, seq: int) -> Row | None:
+        mid = self.ids[seq] if seq < len(self.ids) else None
+        return self.store.get("messages", mid) if mid is not None else None
+
+    def _first(self, seqs: Iterable[int], keep: Predicate, limit: int) -> list[Row]:
+        """The first ``limit`` rows of ``seqs`` (best first) that ``keep`` accepts."""
+        found: list[Row] = []
         for seq in seqs:
-            mid = self.by_seq.get(seq)
-            row = self.store.get("messages", mid) if mid is not None else None
-            if row is not None:
+            row = self._row(seq)
+            if row is not None and keep(row):
                 found.append(row)
+                if len(found) == limit:
+                    break
         return found
 
-    def _terms(self, workspace_id: str, query: str, where: Predicate | None) -> list[Row]:
-        index = self.workspaces.get(workspace_id)
+    def _terms(
+        self, index: _WorkspaceIndex, query: str, where: Predicate | None, limit: int
+    ) -> list[Row]:
         wanted = list(dict.fromkeys(terms(query)))
-        if index is None or not wanted:
-            return []
         postings = [index.postings.get(term) for term in wanted]
-        if any(posting is None for posting in postings):
+        if not wanted or any(posting is None for posting in postings):
             return []
         ordered = sorted((p for p in postings if p is not None), key=len)
         scores: Counter[int] = Counter(ordered[0])
@@ -127,41 +150,57 @@ class SearchIndex:
             scores = Counter({seq: scores[seq] + count for seq, count in hits.items()})
             if not scores:
                 return []
-        rows = [row for row in self._rows(scores) if where is None or where(row)]
+        keep = where or _always
+        if index.in_order:
+            best = sorted(scores.items(), key=itemgetter(1, 0), reverse=True)
+            return self._first((seq for seq, _ in best), keep, limit)
+        rows = [row for seq in scores if (row := self._row(seq)) is not None and keep(row)]
         rows.sort(key=lambda row: (scores[row["_seq"]], recency(row)), reverse=True)
-        return rows
+        return rows[:limit]
 
     def _substring(
         self,
+        index: _WorkspaceIndex,
         workspace_id: str,
         query: str,
         where: Predicate | None,
         limit: int,
         exclude: set[str] | None = None,
     ) -> list[Row]:
-        pattern = ilike(query)
-        candidates = self._substring_candidates(workspace_id, query)
-        if candidates is None:
-            pool: Iterable[Row] = (
-                row for row in self.store.rows("messages") if row["workspace_id"] == workspace_id
-            )
-        else:
-            pool = self._rows(candidates)
-        found = [
-            row
-            for row in pool
-            if (exclude is None or row["id"] not in exclude)
-            and pattern.search(row["content"]) is not None
-            and (where is None or where(row))
-        ]
-        found.sort(key=recency, reverse=True)
-        return found[:limit]
+        """``ILIKE '%query%'``, newest first."""
+        search = ilike(query).search
+        keep_where = where or _always
 
-    def _substring_candidates(self, workspace_id: str, query: str) -> set[int] | None:
-        """Sequence numbers that may contain ``query``; ``None`` when it cannot narrow."""
-        index = self.workspaces.get(workspace_id)
-        if index is None:
-            return set()
+        def keep(row: Row) -> bool:
+            return (
+                row["workspace_id"] == workspace_id
+                and (exclude is None or row["id"] not in exclude)
+                and search(row["content"]) is not None
+                and keep_where(row)
+            )
+
+        candidates = self._substring_candidates(index, query)
+        if candidates is None:
+            seqs: list[int] = [
+                row["_seq"]
+                for row in self.store.rows("messages")
+                if row["workspace_id"] == workspace_id
+            ]
+        else:
+            seqs = list(candidates)
+        if index.in_order:
+            return self._first(sorted(seqs, reverse=True), keep, limit)
+        rows = [row for seq in seqs if (row := self._row(seq)) is not None and keep(row)]
+        rows.sort(key=recency, reverse=True)
+        return rows[:limit]
+
+    def _substring_candidates(self, index: _WorkspaceIndex, query: str) -> set[int] | None:
+        """Sequence numbers that may contain ``query``; ``None`` when it cannot narrow.
+
+        Each run of letters and digits of the query lies inside one word of any
+        matching content, so the candidates hold, per run, a word containing it
+        (runs found inside a stop word narrow nothing: stop words are not indexed).
+        """
         pieces = [
             piece
             for piece in dict.fromkeys(_PIECE.findall(query.casefold()))
@@ -184,6 +223,10 @@ class SearchIndex:
             if not candidates:
                 return set()
         return candidates
+
+
+def _always(row: Row) -> bool:
+    return True
 
 
 def sortable_timestamp(stamp: str) -> str:

@@ -8,9 +8,10 @@
 * :func:`token_count`: Honcho counts tokens with tiktoken's ``o200k_base``. The fake
   approximates it without the vocabulary: the text is split with the GPT-4o
   pre-tokeniser's rules (letter runs with an optional leading space, digit groups of
-  up to three, punctuation runs, whitespace runs), and a letter run costs one token
-  per started 8 characters. For English prose this lands within a few percent of
-  the real count; empty content is 0 tokens, as in Honcho.
+  up to three, punctuation runs, whitespace runs), each piece is a token, and a
+  letter run longer than 8 letters costs one more token per further started 8.
+  For English prose this lands within a few percent of the real count; empty
+  content is 0 tokens, as in Honcho.
 * :func:`has_special_chars` and :func:`ilike`: the server's switch to plain
   substring search, and SQL ``ILIKE '%query%'`` semantics (``%``/``_`` wildcards).
 """
@@ -164,6 +165,7 @@ _PRETOKEN = re.compile(
     re.IGNORECASE,
 )
 _LETTERS_PER_TOKEN = 8
+_LONG_LETTERS = re.compile(rf"[^\W\d_]{{{_LETTERS_PER_TOKEN + 1},}}")
 
 
 def words(text: str) -> Iterator[str]:
@@ -221,11 +223,5 @@ def ilike(query: str) -> re.Pattern[str]:
 
 def token_count(text: str) -> int:
     """Approximate ``len(tiktoken.get_encoding("o200k_base").encode(text))``."""
-    count = 0
-    for piece in _PRETOKEN.findall(text):
-        letters = len(piece.strip())
-        if letters > _LETTERS_PER_TOKEN and piece.strip().isalpha():
-            count += -(-letters // _LETTERS_PER_TOKEN)
-        else:
-            count += 1
-    return count
+    extra = sum((len(run) - 1) // _LETTERS_PER_TOKEN for run in _LONG_LETTERS.findall(text))
+    return len(_PRETOKEN.findall(text)) + extra

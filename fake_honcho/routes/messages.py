@@ -8,6 +8,7 @@ and the deriver hears about them under the store lock.
 from __future__ import annotations
 
 import json
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -104,7 +105,7 @@ def store_messages(fake: Any, ws: str, sid: str, drafts: list[dict[str, Any]]) -
             row = {
                 "id": mid,
                 "content": draft["content"],
-                "peer_id": draft["peer_id"],
+                "peer_id": sys.intern(draft["peer_id"]),
                 "session_id": sid,
                 "workspace_id": ws,
                 "metadata": draft["metadata"],
