@@ -310,6 +310,42 @@ def test_bad_request(
     assert state_digest(fake) == before
 
 
+# pydantic (lax mode) takes an integral float where an int is declared: Honcho treats
+# {"limit": 6.0} exactly as {"limit": 6}.
+SLICES_WITH_A_FLOAT = pytest.mark.xfail(
+    reason="fake bug: fake_honcho/deriver routes slice with the float (TypeError -> 500); "
+    "bodies need pydantic's integral-float -> int coercion",
+    strict=True,
+)
+LAX_INTEGERS: list[Any] = [
+    pytest.param(f"{W}/search", {"query": "hi", "limit": 6}, id="search-limit"),
+    pytest.param(f"{W}/peers/alice/search", {"query": "hi", "limit": 6}, id="peer-search-limit"),
+    pytest.param(f"{S}/search", {"query": "hi", "limit": 6}, id="session-search-limit"),
+    pytest.param(
+        f"{W}/peers/alice/representation",
+        {"search_query": "hi", "search_top_k": 3, "max_conclusions": 5},
+        id="representation",
+        marks=SLICES_WITH_A_FLOAT,
+    ),
+    pytest.param(
+        f"{W}/conclusions/query",
+        {"query": "hi", "top_k": 2, "filters": {"observer": "alice", "observed": "alice"}},
+        id="conclusions-query",
+        marks=SLICES_WITH_A_FLOAT,
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), LAX_INTEGERS)
+def test_integral_floats_count_as_integers(
+    http: httpx.Client, path: str, body: dict[str, Any]
+) -> None:
+    as_floats = {key: float(value) if type(value) is int else value for key, value in body.items()}
+    expected = http.post(path, json=body)
+    response = http.post(path, json=as_floats)
+    assert (response.status_code, response.json()) == (expected.status_code, expected.json())
+
+
 def test_the_matrix_size() -> None:
     """Reported in the closing note: how many distinct bad inputs the matrix tries."""
     assert len({case[0] for case in CASES}) == len(CASES) >= 50
@@ -353,6 +389,7 @@ scalars = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**63), max_value=2**63)
+    | st.integers(min_value=-2, max_value=120).map(float)  # 6.0: an int to pydantic
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=30)
     | st.sampled_from(["alice", "s1", "ws", "", "a.b", "x" * 600, "*", "gte", "in"])
