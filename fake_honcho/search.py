@@ -39,7 +39,7 @@ _PIECE = re.compile(r"[^\W_]+")
 class _WorkspaceIndex:
     postings: dict[str, array[int]] = field(default_factory=dict)
     vocabulary: dict[str, str] = field(default_factory=dict)  # raw word -> stem
-    substring_cache: dict[str, frozenset[str]] = field(default_factory=dict)
+    substring_cache: dict[tuple[str, bool, bool], frozenset[str]] = field(default_factory=dict)
     # While created_at never decreases with insertion, "newest first" is "highest
     # sequence number first" and ranking needs no row reads.
     newest: str = ""
@@ -198,31 +198,44 @@ class SearchIndex:
         """Sequence numbers that may contain ``query``; ``None`` when it cannot narrow.
 
         Each run of letters and digits of the query lies inside one word of any
-        matching content, so the candidates hold, per run, a word containing it
-        (runs found inside a stop word narrow nothing: stop words are not indexed).
+        matching content; a run next to punctuation (other than the ``_``/``%``
+        wildcards) must also start or end that word there. So the candidates hold,
+        per run, a word that fits it. Runs inside a stop word narrow nothing: stop
+        words are not indexed.
         """
-        pieces = [
-            piece
-            for piece in dict.fromkeys(_PIECE.findall(query.casefold()))
-            if not any(piece in stop for stop in STOP_WORDS)
-        ]
-        if not pieces:
-            return None
+        folded = query.casefold()
         candidates: set[int] | None = None
-        for piece in pieces:
-            terms_with_piece = index.substring_cache.get(piece)
-            if terms_with_piece is None:
-                terms_with_piece = frozenset(
-                    term for word, term in index.vocabulary.items() if piece in word
+        for match in _PIECE.finditer(folded):
+            piece = match.group()
+            if any(piece in stop for stop in STOP_WORDS):
+                continue
+            key = (
+                piece,
+                match.start() > 0 and folded[match.start() - 1] not in "_%",
+                match.end() < len(folded) and folded[match.end()] not in "_%",
+            )
+            fitting = index.substring_cache.get(key)
+            if fitting is None:
+                fitting = index.substring_cache[key] = frozenset(
+                    term for word, term in index.vocabulary.items() if _fits(word, *key)
                 )
-                index.substring_cache[piece] = terms_with_piece
             seqs: set[int] = set()
-            for term in terms_with_piece:
+            for term in fitting:
                 seqs.update(index.postings.get(term, ()))
             candidates = seqs if candidates is None else candidates & seqs
             if not candidates:
                 return set()
         return candidates
+
+
+def _fits(word: str, piece: str, starts: bool, ends: bool) -> bool:
+    if starts and ends:
+        return word == piece
+    if starts:
+        return word.startswith(piece)
+    if ends:
+        return word.endswith(piece)
+    return piece in word
 
 
 def _always(row: Row) -> bool:

@@ -6,8 +6,13 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
+from fake_honcho.search import SearchIndex
+from fake_honcho.state import Store
+from fake_honcho.text import has_special_chars, ilike
 
 W = "/v3/workspaces/ws"
 
@@ -125,3 +130,33 @@ def test_queries_use_the_index_not_a_scan(
     assert search(client, "kettle, tea!") == ["kettle, tea!"]
     assert search(client, "unknownword") == []
     assert "messages" not in scanned
+
+
+ALPHABET = "ab _-!.%"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    contents=st.lists(st.text(alphabet="abcdeh !.-_", min_size=0, max_size=12), max_size=12),
+    query=st.text(alphabet=ALPHABET + "cdeh", min_size=1, max_size=6),
+)
+def test_substring_search_equals_a_full_scan(contents: list[str], query: str) -> None:
+    """The index narrows candidates but never loses a match of ``ILIKE '%query%'``."""
+    store = Store()
+    index = SearchIndex(store)
+    for seq, content in enumerate(contents, start=1):
+        row = {
+            "id": f"m{seq}",
+            "content": content,
+            "workspace_id": "ws",
+            "created_at": "2024-01-01T00:00:00Z",
+            "_seq": seq,
+        }
+        store.put("messages", row["id"], row)
+    found = [row["id"] for row in index.search("ws", query, where=None, limit=100)]
+    pattern = ilike(query)
+    matching = [f"m{i}" for i, c in enumerate(contents, start=1) if pattern.search(c)]
+    if has_special_chars(query):
+        assert found == list(reversed(matching))
+    else:
+        assert set(matching) <= set(found)
