@@ -1,12 +1,20 @@
 """httpx transports that run an ASGI app in-process, with no sockets and no per-request threads.
 
-The sync transport runs each request on an event loop that belongs to the calling
-thread: one loop per thread, created on first use and kept for the thread's life,
-so a request costs one ``run_until_complete`` (tens of microseconds) instead of a
-hop to another thread and back. A caller that is already inside a running loop
-(a sync client used from async code) cannot re-enter its own loop, so those calls
-go to one persistent background loop thread instead. The fake's state holds no
-asyncio objects, so which loop runs a request does not matter.
+The sync transport runs each request on the calling thread. Most requests never
+wait on anything, so the app's coroutine is stepped directly, with the thread's own
+event loop (one per thread, created on first use, kept for the thread's life)
+installed as the running loop. The first time the coroutine really suspends (a
+sleep, a worker thread, an event), it is handed, mid-flight, to a task on that loop,
+which runs it to the end. A request thus costs no loop iteration unless it needs
+one, and never a hop to another thread. A caller that is already inside a running
+loop (a sync client used from async code) cannot lend its thread, so those calls go
+to one persistent background loop thread instead. The fake's state holds no asyncio
+objects, so which loop runs a request does not matter.
+
+The direct step runs without a current task; code that needs one (anyio cancel
+scopes, task groups) must first await a checkpoint, as anyio's own ``to_thread``
+does, so that it runs after the hand-off. Each request runs in a copy of the
+caller's context, so context variables the app sets do not leak out.
 
 Both transports buffer the response body: a streamed (SSE) response arrives whole,
 after the app has finished it. Use ``FakeHoncho.serve()`` to see chunks as they are sent.
@@ -15,8 +23,10 @@ after the app has finished it. Use ``FakeHoncho.serve()`` to see chunks as they 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
-from collections.abc import Coroutine
+import types
+from collections.abc import Coroutine, Generator
 from typing import Any, TypeVar
 
 import httpx
@@ -129,6 +139,38 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
     return holder.loop
 
 
+def _step_on_this_thread(coro: Coroutine[Any, Any, None], loop: asyncio.AbstractEventLoop) -> None:
+    """Run ``coro`` here; if it suspends, finish it as a task on ``loop`` (idle, this thread's)."""
+    context = contextvars.copy_context()
+    asyncio.events._set_running_loop(loop)
+    try:
+        awaited = context.run(coro.send, None)
+    except StopIteration:
+        return
+    finally:
+        asyncio.events._set_running_loop(None)
+    loop.run_until_complete(loop.create_task(_finish(coro, awaited), context=context))
+
+
+async def _finish(coro: Coroutine[Any, Any, None], awaited: Any) -> None:
+    await _resume(coro, awaited)
+
+
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, None], awaited: Any) -> Generator[Any, None, None]:
+    """Continue a suspended coroutine inside a task: re-yield what it waits on, then delegate."""
+    try:
+        yield awaited
+    except BaseException as error:  # delivered while it waited, e.g. cancellation
+        try:
+            awaited = coro.throw(error)
+        except StopIteration:
+            return
+        yield from _resume(coro, awaited)
+        return
+    yield from coro  # type: ignore[misc]
+
+
 class _BackgroundLoop:
     """A persistent event loop on a daemon thread, for callers already inside a loop."""
 
@@ -170,7 +212,7 @@ class SyncASGITransport(httpx.BaseTransport):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            _thread_loop().run_until_complete(coro)
+            _step_on_this_thread(coro, _thread_loop())
             return
         self._background_loop().run(coro)
 

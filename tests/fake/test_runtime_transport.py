@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import anyio
+import anyio.lowlevel
+import anyio.to_thread
 import httpx
 import pytest
 from starlette.applications import Starlette
@@ -54,7 +57,35 @@ async def sleepy(request: Request) -> PlainTextResponse:
 
 
 async def boom(request: Request) -> PlainTextResponse:
+    if "late" in request.query_params:
+        await asyncio.sleep(0.001)  # fail after the hand-off to the loop
     raise RuntimeError("fake bug")
+
+
+request_tag: contextvars.ContextVar[str] = contextvars.ContextVar("request_tag", default="unset")
+
+
+async def tagged(request: Request) -> PlainTextResponse:
+    before = request_tag.get()
+    request_tag.set("set by the app")
+    return PlainTextResponse(before)
+
+
+async def scoped(request: Request) -> PlainTextResponse:
+    """Task-bound anyio machinery after a checkpoint: a cancel scope and a worker thread."""
+    await anyio.lowlevel.checkpoint()
+    with anyio.fail_after(5):
+        name = await anyio.to_thread.run_sync(lambda: threading.current_thread().name)
+    return PlainTextResponse(name)
+
+
+async def woken(request: Request) -> PlainTextResponse:
+    """Waits on an asyncio.Event that another thread sets through the loop."""
+    event = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    threading.Timer(0.01, loop.call_soon_threadsafe, args=(event.set,)).start()
+    await event.wait()
+    return PlainTextResponse("woken")
 
 
 app = Starlette(
@@ -64,6 +95,9 @@ app = Starlette(
         Route("/blocking", blocking),
         Route("/sleepy", sleepy),
         Route("/boom", boom),
+        Route("/tagged", tagged),
+        Route("/scoped", scoped),
+        Route("/woken", woken),
     ]
 )
 
@@ -106,16 +140,32 @@ def test_sync_transport_runs_sync_endpoints_and_real_awaits(client: httpx.Client
     assert client.get("/sleepy").text == "slept"
 
 
-def test_app_exceptions_raise_by_default_or_become_the_500() -> None:
+@pytest.mark.parametrize("params", [{}, {"late": "1"}])
+def test_app_exceptions_raise_by_default_or_become_the_500(params: dict[str, str]) -> None:
     loud = SyncASGITransport(app)
     with (
         httpx.Client(transport=loud, base_url="http://fake") as client,
         pytest.raises(RuntimeError, match="fake bug"),
     ):
-        client.get("/boom")
+        client.get("/boom", params=params)
     quiet = SyncASGITransport(app, raise_app_exceptions=False)
     with httpx.Client(transport=quiet, base_url="http://fake") as client:
-        assert client.get("/boom").status_code == 500
+        assert client.get("/boom", params=params).status_code == 500
+
+
+def test_requests_that_really_wait_are_finished_on_the_loop(client: httpx.Client) -> None:
+    assert client.get("/scoped").text != threading.current_thread().name
+    assert client.get("/woken").text == "woken"
+    assert client.get("/sleepy").text == "slept"
+
+
+def test_context_variables_set_by_the_app_do_not_leak_into_the_caller(
+    client: httpx.Client,
+) -> None:
+    request_tag.set("caller")
+    assert client.get("/tagged").text == "caller"
+    assert client.get("/tagged").text == "caller"
+    assert request_tag.get() == "caller"
 
 
 def test_one_loop_per_calling_thread_reused_across_requests(client: httpx.Client) -> None:
