@@ -22,9 +22,11 @@ from __future__ import annotations
 import re
 import threading
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate
 from operator import itemgetter
 from weakref import WeakKeyDictionary
 
@@ -35,11 +37,47 @@ Predicate = Callable[[Row], bool]
 _PIECE = re.compile(r"[^\W_]+")
 
 
+class _Vocabulary:
+    """Raw words seen (-> their term), searchable by substring without a Python loop.
+
+    The words are joined into one newline-separated text on demand, so "words
+    containing / starting / ending with a run" is one regex pass in C.
+    """
+
+    def __init__(self) -> None:
+        self.terms: dict[str, str] = {}
+        self._text = ""
+        self._starts: list[int] = []
+        self._words: list[str] = []
+        self._cache: dict[tuple[str, bool, bool], frozenset[str]] = {}
+
+    def add(self, word: str, term: str) -> None:
+        self.terms[word] = term
+        self._words = []
+        self._cache.clear()
+
+    def fitting(self, piece: str, starts: bool, ends: bool) -> frozenset[str]:
+        """Terms of the words containing ``piece`` (at their start/end if asked)."""
+        key = (piece, starts, ends)
+        found = self._cache.get(key)
+        if found is None:
+            if not self._words and self.terms:
+                self._words = list(self.terms)
+                self._text = "\n" + "\n".join(self._words) + "\n"
+                self._starts = list(accumulate((len(w) + 1 for w in self._words[:-1]), initial=1))
+            pattern = ("(?<=\n)" if starts else "") + re.escape(piece) + ("(?=\n)" if ends else "")
+            found = frozenset(
+                self.terms[self._words[bisect_right(self._starts, m.start()) - 1]]
+                for m in re.finditer(pattern, self._text)
+            )
+            self._cache[key] = found
+        return found
+
+
 @dataclass
 class _WorkspaceIndex:
     postings: dict[str, array[int]] = field(default_factory=dict)
-    vocabulary: dict[str, str] = field(default_factory=dict)  # raw word -> stem
-    substring_cache: dict[tuple[str, bool, bool], frozenset[str]] = field(default_factory=dict)
+    vocabulary: _Vocabulary = field(default_factory=_Vocabulary)
     # While created_at never decreases with insertion, "newest first" is "highest
     # sequence number first" and ranking needs no row reads.
     newest: str = ""
@@ -85,12 +123,12 @@ class SearchIndex:
             index.newest = stamp
         vocabulary, postings = index.vocabulary, index.postings
         for word in WORD.findall(row["content"].casefold()):
-            term = vocabulary.get(word)
+            term = vocabulary.terms.get(word)
             if term is None:
                 if word in STOP_WORDS:
                     continue
-                term = vocabulary[word] = stem(word)
-                index.substring_cache.clear()
+                term = stem(word)
+                vocabulary.add(word, term)
             posting = postings.get(term)
             if posting is None:
                 posting = postings[term] = array("i")
@@ -168,14 +206,14 @@ class SearchIndex:
         exclude: set[str] | None = None,
     ) -> list[Row]:
         """``ILIKE '%query%'``, newest first."""
-        search = ilike(query).search
+        matches = ilike(query)
         keep_where = where or _always
 
         def keep(row: Row) -> bool:
             return (
                 row["workspace_id"] == workspace_id
                 and (exclude is None or row["id"] not in exclude)
-                and search(row["content"]) is not None
+                and matches(row["content"])
                 and keep_where(row)
             )
 
@@ -209,16 +247,11 @@ class SearchIndex:
             piece = match.group()
             if any(piece in stop for stop in STOP_WORDS):
                 continue
-            key = (
+            fitting = index.vocabulary.fitting(
                 piece,
                 match.start() > 0 and folded[match.start() - 1] not in "_%",
                 match.end() < len(folded) and folded[match.end()] not in "_%",
             )
-            fitting = index.substring_cache.get(key)
-            if fitting is None:
-                fitting = index.substring_cache[key] = frozenset(
-                    term for word, term in index.vocabulary.items() if _fits(word, *key)
-                )
             seqs: set[int] = set()
             for term in fitting:
                 seqs.update(index.postings.get(term, ()))
@@ -226,16 +259,6 @@ class SearchIndex:
             if not candidates:
                 return set()
         return candidates
-
-
-def _fits(word: str, piece: str, starts: bool, ends: bool) -> bool:
-    if starts and ends:
-        return word == piece
-    if starts:
-        return word.startswith(piece)
-    if ends:
-        return word.endswith(piece)
-    return piece in word
 
 
 def _always(row: Row) -> bool:

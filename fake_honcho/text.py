@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 WORD = re.compile(r"\w+")
@@ -208,8 +208,11 @@ def has_special_chars(query: str) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def ilike(query: str) -> re.Pattern[str]:
-    """A regex matching what ``ILIKE '%query%'`` matches (``%`` any run, ``_`` any char)."""
+def ilike(query: str) -> Callable[[str], bool]:
+    """A test for ``text ILIKE '%query%'`` (``%`` any run, ``_`` any one character)."""
+    if "%" not in query and "_" not in query:
+        needle = query.lower()
+        return lambda text: needle in text.lower()
     parts = []
     for char in query:
         if char == "%":
@@ -218,7 +221,8 @@ def ilike(query: str) -> re.Pattern[str]:
             parts.append(".")
         else:
             parts.append(re.escape(char))
-    return re.compile("".join(parts), re.IGNORECASE | re.DOTALL)
+    search = re.compile("".join(parts), re.IGNORECASE | re.DOTALL).search
+    return lambda text: search(text) is not None
 
 
 def token_count(text: str) -> int:

@@ -42,6 +42,7 @@ def test_special_characters_switch(query: str, special: bool) -> None:
 
 
 def test_ilike_wildcards_and_case() -> None:
-    assert ilike("Te_").search("a TEA b")
-    assert ilike("a%c").search("xxABBBCxx")
-    assert not ilike("a.c").search("abc")
+    assert ilike("Te_")("a TEA b")
+    assert ilike("a%c")("xxABBBCxx")
+    assert ilike("A.C")("xa.cx")
+    assert not ilike("a.c")("abc")
