@@ -120,7 +120,7 @@ class MemoryManagerContract(ContractSuite):
     manager_error: ClassVar[type[Exception]] = MemoryManagerError
     """The error ``fail_closed`` reads must raise."""
 
-    latency: ClassVar[float] = 0.25
+    latency: ClassVar[float] = 0.3
     """Seconds the slow remote adds to each request in the loop-lag test."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -427,7 +427,7 @@ class MemoryManagerContract(ContractSuite):
 
         Every request to the remote is delayed by ``latency`` seconds; a loop-lag
         probe ticks every 5 ms while each call is in flight. A backend that does the
-        request on the loop stalls the ticker for at least one whole ``latency``.
+        request on the loop stalls the ticker for a whole ``latency`` (the test allows 80%).
 
         Troubleshooting: override the ``a*`` methods with ``await asyncio.to_thread(...)``
         or a native async client; the base class runs the sync method on the loop.
@@ -450,7 +450,9 @@ class MemoryManagerContract(ContractSuite):
             return lags
 
         lags = asyncio.run(measure())
-        blocked = {name: round(lag, 3) for name, lag in lags.items() if lag >= self.latency}
+        # A blocked loop lags by at least one request's latency (less the 5 ms tick).
+        limit = self.latency * 0.8
+        blocked = {name: round(lag, 3) for name, lag in lags.items() if lag >= limit}
         assert not blocked, f"loop blocked (s) with remote latency {self.latency}s: {blocked}"
 
     def test_close_is_idempotent(self, make_manager: Callable[..., MemoryManager]) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from pydantic import SecretStr
 
 if TYPE_CHECKING:
     from fake_honcho import FakeHoncho
@@ -44,9 +45,10 @@ class HonchoTarget:
         return self.fake is not None
 
     @property
-    def api_key(self) -> str | None:
-        """The key to hand to a backend under test (never printed by the kit)."""
-        return self.__api_key
+    def api_key(self) -> SecretStr | None:
+        """The key for a backend under test; ``.get_secret_value()`` reveals it, nothing else
+        does (not even an assertion that fails on it)."""
+        return SecretStr(self.__api_key) if self.__api_key else None
 
     def __repr__(self) -> str:
         kind = "fake" if self.is_fake else "real"

@@ -20,7 +20,7 @@ def honcho_backend_config(ctx: ManagerContext) -> dict[str, Any]:
         "storage_path": ctx.storage_path,
     }
     if ctx.target.api_key:
-        config["api_key"] = ctx.target.api_key
+        config["api_key"] = ctx.target.api_key.get_secret_value()
     if ctx.context_cap is not None:
         config["max_injection_chars"] = ctx.context_cap
     return config

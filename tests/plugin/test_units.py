@@ -212,4 +212,5 @@ def test_loop_lag_probe_sees_a_blocking_call() -> None:
             time.sleep(0.1)
         return probe.max_lag
 
-    assert asyncio.run(blocked()) >= 0.1
+    # The lag excludes the tick interval itself, so a 100 ms block shows as >= 95 ms.
+    assert asyncio.run(blocked()) >= 0.1 - 0.005
