@@ -114,7 +114,7 @@ class MemoryManagerContract(ContractSuite):
     capabilities: ClassVar[Capabilities] = Capabilities()
     """What the backend claims; override in the subclass."""
 
-    manager_base: ClassVar[type] = MemoryManager
+    manager_base: ClassVar[type[Any]] = MemoryManager
     """The contract's base class (DeerFlow: ``deerflow.agents.memory.manager.MemoryManager``)."""
 
     manager_error: ClassVar[type[Exception]] = MemoryManagerError
