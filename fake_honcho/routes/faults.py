@@ -1,4 +1,4 @@
-"""``/_fake/faults``: fault-injection control routes, outside ``/v3`` (see ``fake_honcho.faults``)."""
+"""``/_fake/faults``: the fault-injection control routes (see ``fake_honcho.faults``)."""
 
 from fake_honcho.faults import routes
 

@@ -73,13 +73,14 @@ def read_search(manager: HonchoMemoryManager) -> Any:
 
 
 def read_memory(manager: HonchoMemoryManager) -> Any:
-    return manager.get_memory(user_id=USER)["user"]
+    user = manager.get_memory(user_id=USER)["user"]  # its updatedAt is "now": left out
+    return user.get("workContext", {}).get("summary")
 
 
 READS: dict[str, tuple[Callable[[HonchoMemoryManager], Any], Any]] = {
     "get_context": (read_context, ""),
     "search": (read_search, []),
-    "get_memory": (read_memory, {}),
+    "get_memory": (read_memory, None),
 }
 
 
