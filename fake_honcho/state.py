@@ -31,7 +31,7 @@ class Store:
         self._listeners: list[Listener] = []
 
     def subscribe(self, listener: Listener) -> None:
-        """Call ``listener(collection, key, old, new)`` after every change (``new`` is None on delete)."""
+        """Call ``listener(collection, key, old, new)`` after each change; ``new`` None: deleted."""
         self._listeners.append(listener)
 
     def unsubscribe(self, listener: Listener) -> None:
@@ -41,7 +41,7 @@ class Store:
         return self._collections.get(collection, {}).get(key)
 
     def rows(self, collection: str) -> Iterator[Row]:
-        """Rows of ``collection`` in insertion order (a snapshot, safe to mutate the store meanwhile)."""
+        """Rows of ``collection`` in insertion order, as a snapshot (the store may change)."""
         return iter(list(self._collections.get(collection, {}).values()))
 
     def items(self, collection: str) -> Iterator[tuple[Key, Row]]:
