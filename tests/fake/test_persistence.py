@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 
+from fake_honcho import FakeHoncho
 from fake_honcho.persistence import HEADER, StateFile, StateFileError
 from fake_honcho.state import Store
 
@@ -158,3 +160,27 @@ def test_a_second_process_cannot_open_a_file_in_use(tmp_path: Path) -> None:
         StateFile(path, Store())
     state.close()
     StateFile(path, Store()).close()  # released on close
+
+
+def test_a_fake_restarted_on_its_state_file_finds_and_continues_its_data(tmp_path: Path) -> None:
+    """Replay goes through the store's listeners, so search indexes are rebuilt too."""
+    path = tmp_path / "state.jsonl"
+    messages = "/v3/workspaces/ws/sessions/s/messages"
+    with (
+        FakeHoncho(state_file=path) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        client.post(
+            messages, json={"messages": [{"peer_id": "ann", "content": "zebras love mangoes"}]}
+        ).raise_for_status()
+    with (
+        FakeHoncho(state_file=path) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        found = client.post("/v3/workspaces/ws/search", json={"query": "zebras"}).json()
+        assert [message["content"] for message in found] == ["zebras love mangoes"]
+        client.post(
+            messages, json={"messages": [{"peer_id": "ann", "content": "second"}]}
+        ).raise_for_status()
+        listed = client.post(f"{messages}/list").json()["items"]
+        assert [message["content"] for message in listed] == ["zebras love mangoes", "second"]
