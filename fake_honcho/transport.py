@@ -13,7 +13,8 @@ objects, so which loop runs a request does not matter.
 
 The direct step runs without a current task; code that needs one (anyio cancel
 scopes, task groups) must first await a checkpoint, as anyio's own ``to_thread``
-does, so that it runs after the hand-off. Each request runs in a copy of the
+does, so that it runs after the hand-off. A task the app spawns without awaiting
+runs only when that thread's loop next runs. Each request runs in a copy of the
 caller's context, so context variables the app sets do not leak out.
 
 Both transports buffer the response body: a streamed (SSE) response arrives whole,
