@@ -86,6 +86,8 @@ class StateFile:
             raise
 
     def _lock(self) -> int:
+        if self.path.is_dir():
+            raise StateFileError(f"{self.path}: is a directory, not a state file")
         lock_path = self.path.with_name(self.path.name + ".lock")
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -125,8 +125,10 @@ def test_a_corrupt_file_refuses_to_start_and_is_left_untouched(
 
 
 def test_an_unreadable_path_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(StateFileError, match="cannot read state file"):
+    with pytest.raises(StateFileError, match="is a directory"):
         StateFile(tmp_path, Store())
+    with pytest.raises(StateFileError, match="cannot create lock file"):
+        StateFile(tmp_path / "missing" / "state.jsonl", Store())
 
 
 def test_a_missing_or_empty_file_starts_empty(tmp_path: Path) -> None:
