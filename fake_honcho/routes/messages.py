@@ -113,8 +113,10 @@ def store_messages(fake: Any, ws: str, sid: str, drafts: list[dict[str, Any]]) -
                 "token_count": token_count(draft["content"]),
                 "_seq": index.next_seq(),
                 "_seq_in_session": in_session + offset,
-                "_configuration": draft["configuration"],
             }
+            if draft["configuration"]:
+                # Only when set: ten keys keep the row dict in its smaller size class.
+                row["_configuration"] = draft["configuration"]
             fake.store.put("messages", mid, row)
             rows.append(row)
         fake.deriver.on_messages_created(ws, sid, rows)
