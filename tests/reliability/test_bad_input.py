@@ -411,7 +411,7 @@ queries = st.dictionaries(
 )
 
 OPERATIONS = fake_operations()
-RANDOM_EXAMPLES = 8
+RANDOM_EXAMPLES = 6
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ lookalikes = (
     .map(lambda t: (t[1].join(t[0]), t[2].join(t[0])))
 )
 
-BOUNDED = bounded(100)
+BOUNDED = bounded(60)
 
 DEFAULT = HonchoConfig()
 # The longest prefix the config accepts: the derived workspace id must still fit.
