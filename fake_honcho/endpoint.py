@@ -58,7 +58,10 @@ async def read_body(
     ``populate_by_name``: ``{"name": "ws"}`` creates workspace ``ws``).
     """
     body = await read_json(request, required=required)
-    if body is None and not required:
+    if body is None:
+        # FastAPI reads a JSON `null` body as no body at all.
+        if required:
+            raise missing_body()
         return None
     if id_alias and isinstance(body, dict) and "id" not in body and id_alias in body:
         body = {**body, "id": body[id_alias]}

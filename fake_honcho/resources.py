@@ -205,6 +205,8 @@ def plan_members(
     fake: FakeHoncho, ws: str, sid: str, peers: dict[str, Any], *, replace_config: bool = False
 ) -> dict[str, Row]:
     """The membership rows :func:`add_members` would write; raises 400/422 first."""
+    if not peers:
+        return {}
     check_new_peer_names(fake, ws, list(peers))
     stamp = now(fake)
     planned: dict[str, Row] = {row["peer_id"]: row for row in members(fake, ws, sid)}

@@ -311,3 +311,14 @@ def test_errors_never_leak_an_api_key(fake: FakeHoncho) -> None:
         )
     assert response.status_code == 422
     assert "sk-secret" not in response.text
+
+
+def test_null_body_counts_as_missing(seeded: httpx.Client) -> None:
+    response = seeded.post(
+        f"{W}/peers", content=b"null", headers={"content-type": "application/json"}
+    )
+    assert detail(response) == [
+        {"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}
+    ]
+    listed = seeded.post(f"{W}/peers/list", content=b"null")
+    assert listed.status_code == 200 and listed.json()["total"] == 1
