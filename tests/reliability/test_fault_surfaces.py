@@ -13,6 +13,10 @@ import pytest
 from fake_honcho import FakeHoncho
 from fake_honcho.cli import build_parser, create_fake
 
+from .support import API_KEY
+
+BEARER = {"Authorization": f"Bearer {API_KEY}"}
+
 
 @pytest.fixture
 def fake() -> Iterator[FakeHoncho]:
@@ -95,9 +99,9 @@ class TestCli:
         assert exit_info.value.code == 2
         assert "argument --fault: status must be an HTTP error status" in capsys.readouterr().err
 
-    def test_served_from_the_command_line(self) -> None:
+    def test_served_from_the_command_line_with_a_key(self) -> None:
         command = [sys.executable, "-m", "fake_honcho", "--port", "0", "--log-level", "warning"]
-        command += ["--fault", "GET /health status=429 retry_after=3 times=1"]
+        command += ["--api-key", API_KEY, "--fault", "GET /health status=429 retry_after=3 times=1"]
         with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
             try:
                 assert process.stdout is not None
@@ -107,7 +111,12 @@ class TestCli:
                     assert limited.status_code == 429
                     assert limited.headers["retry-after"] == "3"
                     assert client.get("/health").json() == {"status": "ok"}
-                    rules = client.get("/_fake/faults").json()["rules"]
+                    refused = client.get("/_fake/faults")
+                    assert (refused.status_code, refused.json()) == (
+                        401,
+                        {"detail": "No access token provided"},
+                    )
+                    rules = client.get("/_fake/faults", headers=BEARER).json()["rules"]
                     assert [(rule["fired"], rule["remaining"]) for rule in rules] == [(1, 0)]
             finally:
                 process.terminate()
