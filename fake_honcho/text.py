@@ -199,10 +199,6 @@ def terms(text: str) -> list[str]:
     return [stem(word) for word in words(text) if word not in STOP_WORDS]
 
 
-def is_stop_word(word: str) -> bool:
-    return word in STOP_WORDS
-
-
 def has_special_chars(query: str) -> bool:
     return SPECIAL_CHARS.search(query) is not None
 
