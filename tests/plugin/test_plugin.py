@@ -18,6 +18,15 @@ NO_SNAPSHOTS = ("-p", "no:syrupy", "-p", "no:cacheprovider")
 # Subprocess runs skip the heavy plugins they do not need (seconds of start-up per process).
 LEAN = ("-p", "no:cacheprovider", "-p", "no:schemathesis", "-p", "no:hypothesispytest")
 
+
+@pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner runs are their own sessions, even when this one runs on an xdist worker (syrupy
+    and others read these variables to decide whether they are a worker)."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 TARGET_PROBES = """
 import re
 import pytest
