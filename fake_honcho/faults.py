@@ -384,12 +384,13 @@ class Faults:
 
     @contextmanager
     def inject(self, rule: FaultRule | str | None = None, /, **fields: Any) -> Iterator[Fault]:
-        """Install a rule for the duration of a ``with`` block."""
+        """Install a rule for the duration of a ``with`` block (gone already is fine)."""
         fault = self.add(rule, **fields)
         try:
             yield fault
         finally:
-            self.remove(fault.id)
+            with self._lock:
+                self._faults.pop(fault.id, None)
 
     def remove(self, fault_id: str) -> None:
         with self._lock:

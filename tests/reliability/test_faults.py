@@ -325,6 +325,12 @@ class TestFiring:
         assert len(tiny.faults) == 0
         assert (await client.get("/health")).status_code == 201
 
+    def test_inject_tolerates_a_clear_inside_the_block(self) -> None:
+        faults = Faults()
+        with faults.inject("** drop"):
+            assert faults.clear() == 1
+        assert len(faults) == 0
+
     async def test_fired_rule_reaches_the_journal_scope(
         self, tiny: TinyApp, client: httpx.AsyncClient
     ) -> None:
