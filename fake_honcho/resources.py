@@ -7,6 +7,7 @@ Rows are never mutated in place; changed copies are ``put`` back.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from fake_honcho.errors import HonchoError, invalid
@@ -188,28 +189,44 @@ def observers_error(sid: str, count: int) -> HonchoError:
 
 
 def add_members(
-    fake: FakeHoncho, ws: str, sid: str, peers: dict[str, Any], *, replace_config: bool = False
+    fake: FakeHoncho,
+    ws: str,
+    sid: str,
+    peers: dict[str, Any],
+    *,
+    replace_config: bool = False,
+    leaving: Collection[str] = (),
 ) -> None:
-    """Join ``peers`` (id -> SessionPeerConfig) to the session.
+    """Join ``peers`` (id -> SessionPeerConfig) to the session, then remove ``leaving``.
 
     Active members keep their config unless ``replace_config``; members who had left
-    rejoin with the given config. Everything is checked before anything is written.
+    rejoin with the given config. Everything is checked, on the resulting member set,
+    before anything is written.
     """
-    changes = plan_members(fake, ws, sid, peers, replace_config=replace_config)
+    changes = plan_members(fake, ws, sid, peers, replace_config=replace_config, leaving=leaving)
     ensure_peers(fake, ws, list(peers))
     for pid, row in changes.items():
         fake.store.put("session_peers", (ws, sid, pid), row)
+    remove_members(fake, ws, sid, list(leaving))
 
 
 def plan_members(
-    fake: FakeHoncho, ws: str, sid: str, peers: dict[str, Any], *, replace_config: bool = False
+    fake: FakeHoncho,
+    ws: str,
+    sid: str,
+    peers: dict[str, Any],
+    *,
+    replace_config: bool = False,
+    leaving: Collection[str] = (),
 ) -> dict[str, Row]:
     """The membership rows :func:`add_members` would write; raises 400/422 first."""
-    if not peers:
+    if not peers and not leaving:
         return {}
     check_new_peer_names(fake, ws, list(peers))
     stamp = now(fake)
-    planned: dict[str, Row] = {row["peer_id"]: row for row in members(fake, ws, sid)}
+    planned: dict[str, Row] = {
+        row["peer_id"]: row for row in members(fake, ws, sid) if row["peer_id"] not in leaving
+    }
     changes: dict[str, Row] = {}
     for pid, config in peers.items():
         config = config or {}

@@ -199,9 +199,8 @@ async def set_peers(request: Request) -> Response:
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
-        add_members(fake, ws, sid, body, replace_config=True)
         leaving = [m["peer_id"] for m in members(fake, ws, sid) if m["peer_id"] not in body]
-        remove_members(fake, ws, sid, leaving)
+        add_members(fake, ws, sid, body, replace_config=True, leaving=leaving)
     return respond(request, public(row), schema="Session")
 
 

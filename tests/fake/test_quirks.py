@@ -384,3 +384,21 @@ def test_metadata_limits_are_value_errors(
         f"Value error, {message}",
     )
     assert fake.store.count("peers") == 0
+
+
+def test_set_peers_counts_observers_after_the_replacement(
+    client: httpx.Client, fake: FakeHoncho
+) -> None:
+    observers = {f"o{i}": {"observe_others": True} for i in range(10)}
+    assert post(client, f"{W}/sessions/s/peers", observers).status_code == 200
+    fresh = {f"n{i}": {"observe_others": True} for i in range(10)}
+    assert client.put(f"{W}/sessions/s/peers", json=fresh).status_code == 200
+    members = [
+        p["id"] for p in client.get(f"{W}/sessions/s/peers", params={"size": 100}).json()["items"]
+    ]
+    assert sorted(members) == sorted(fresh)
+    before = {key: row for key, row in fake.store.items("session_peers")}
+    too_many = {**fresh, "extra": {"observe_others": True}}
+    response = client.put(f"{W}/sessions/s/peers", json=too_many)
+    assert response.status_code == 400
+    assert dict(fake.store.items("session_peers")) == before
