@@ -194,6 +194,11 @@ class HonchoAPIContract(ContractSuite):
         assert [d["type"] for d in detail] == [error_type]
         assert detail[0]["loc"] == ["body", "id"]
 
+    def test_validation_error_snapshot(self, api: Api, honcho_snapshot: HonchoSnapshot) -> None:
+        """Parity snapshot of a 422 body: every field of FastAPI's error entries."""
+        response = api.post("peers", json={"id": "bad id!"})
+        assert honcho_snapshot == {"status": response.status_code, "body": response.json()}
+
     def test_new_peer_name_from_message_is_validated(self, api: Api) -> None:
         """A peer created implicitly (message author) is validated with a string ``detail``."""
         response = api.post(

@@ -148,7 +148,7 @@ def test_contract_suites_pass_against_a_served_fake_with_the_same_snapshots(
     )  # fmt: skip
     assert result.ret == 0, result.stdout.str()[-4000:]
     assert result.parseoutcomes()["passed"] >= 9
-    result.stdout.fnmatch_lines(["*2 snapshots passed*"])
+    result.stdout.fnmatch_lines(["*3 snapshots passed*"])
     assert served_fake.api_key not in result.stdout.str() + result.stderr.str()
 
 
