@@ -185,9 +185,9 @@ def test_route_bodies_agree(
         assert list(walker.differences(_ref(response_schema, many), content["schema"])) == []
 
 
-def test_every_official_operation_is_served(openapi: dict[str, Any]) -> None:
+def test_every_official_operation_is_served(openapi: dict[str, Any], fake: FakeHoncho) -> None:
     """Each (method, path) of the document reaches a route of the fake (not 404/405)."""
-    app = FakeHoncho().core_app
+    app = fake.core_app
     unserved = []
     for path, operations in openapi["paths"].items():
         concrete = path.replace("{", "").replace("}", "")
