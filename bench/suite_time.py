@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ from bench.report import Table, verdict
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = "tests/contract"
+SUMMARY = re.compile(r"\d+ (passed|failed|error)")
 COMMAND = [sys.executable, "-m", "pytest", "-n", "2", SUITE, "-q", "-p", "no:cacheprovider"]
 
 
@@ -30,8 +32,10 @@ def run(settings: Settings) -> list[Table]:
     done = subprocess.run(COMMAND, cwd=REPO, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
     lines = done.stdout.strip().splitlines()
-    summary = lines[-1] if lines else done.stderr.strip()[-200:]
+    summaries = [line.strip("= ") for line in lines if SUMMARY.search(line)]
+    summary = summaries[-1] if summaries else "no pytest summary line"
     table.add("full suite", f"{elapsed:.1f} s", summary, "printed", verdict(None))
     if done.returncode != 0:
-        table.notes.append(f"pytest exited with {done.returncode}: the suite itself fails.")
+        tail = " / ".join((lines or done.stderr.strip().splitlines())[-3:])
+        table.notes.append(f"pytest exited with {done.returncode}: {tail}")
     return [table]
