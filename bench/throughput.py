@@ -16,7 +16,7 @@ import httpx
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; the baseline is TestClient as is.
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient
 
 from bench.corpus import TextGenerator
