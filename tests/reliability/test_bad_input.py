@@ -113,7 +113,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     ("body-array", "POST", "/v3/workspaces", {"content": b"[]"}, 422, "model_attributes_type"),
     ("body-string", "POST", f"{W}/peers", {"content": b'"alice"'}, 422, "model_attributes_type"),
     ("body-number", "POST", f"{S}/messages", {"content": b"42"}, 422, "model_attributes_type"),
-    ("body-null", "POST", f"{W}/sessions", {"content": b"null"}, 422, "model_attributes_type"),
+    ("body-null", "POST", f"{W}/sessions", {"content": b"null"}, 422, "missing"),
     ("body-empty", "POST", "/v3/workspaces", {"content": b""}, 422, "missing"),
     # wrong types and limits
     ("metadata-string", "PUT", W, {"json": {"metadata": "x"}}, 422, "dict_type"),
