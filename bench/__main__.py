@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import platform
 import sys
@@ -48,15 +49,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def machine_line() -> str:
     """What the absolute figures depend on: CPUs, load, and a reference loop's speed."""
     loop_us = min(timeit.repeat("sum(range(1000))", number=200, repeat=5)) / 200 * 1e6
-    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    return (
-        f"Python {platform.python_version()} on {os.cpu_count()} CPUs; load average {load}; "
+    averages = os.getloadavg()
+    cpus = os.cpu_count() or 1
+    load = ", ".join(f"{value:.1f}" for value in averages)
+    line = (
+        f"Python {platform.python_version()} on {cpus} CPUs; load average {load}; "
         f"reference loop sum(range(1000)) = {loop_us:.1f} µs"
     )
+    if averages[0] > cpus:
+        line += (
+            ".\nThe machine is busy: wall-clock figures include waiting for a CPU; "
+            "the CPU columns show the code's own cost."
+        )
+    return line
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # Backends log swallowed write failures as warnings; the tables already count them.
+    logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
     settings = Settings(quick=args.quick)
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     mode = "quick" if args.quick else "full"

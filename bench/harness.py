@@ -14,7 +14,7 @@ import gc
 import statistics
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from time import perf_counter_ns
+from time import perf_counter_ns, process_time_ns
 
 Batch = Callable[[int], object]
 
@@ -37,13 +37,23 @@ class Settings:
 
 @dataclass(frozen=True)
 class Timing:
-    """Nanoseconds per operation for each repeat; the median is the reported figure."""
+    """Nanoseconds per operation for each repeat: wall clock and process CPU time.
+
+    The wall-clock median is the reported figure. The CPU median (every thread of the
+    process, so a server thread counts too) shows the code's own cost when a shared
+    machine is busy and wall time mostly measures waiting for a core.
+    """
 
     samples: tuple[float, ...]
+    cpu_samples: tuple[float, ...]
 
     @property
     def median(self) -> float:
         return statistics.median(self.samples)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu_samples)
 
     @property
     def spread(self) -> float:
@@ -73,10 +83,12 @@ def repeat_async(loop: asyncio.AbstractEventLoop, call: Callable[[], Awaitable[o
     return run
 
 
-def _time(batch: Batch, n: int) -> float:
-    start = perf_counter_ns()
+def _time(batch: Batch, n: int) -> tuple[float, float]:
+    """Wall and CPU nanoseconds per call over a batch of ``n`` calls."""
+    cpu, start = process_time_ns(), perf_counter_ns()
     batch(n)
-    return (perf_counter_ns() - start) / n
+    wall = perf_counter_ns() - start
+    return wall / n, (process_time_ns() - cpu) / n
 
 
 def calibrate(batch: Batch, round_ns: int, *, limit: int = 100_000) -> int:
@@ -84,7 +96,7 @@ def calibrate(batch: Batch, round_ns: int, *, limit: int = 100_000) -> int:
     batch(1)
     n = 1
     while True:
-        per_call = _time(batch, n)
+        per_call, _cpu = _time(batch, n)
         if per_call * n * 4 >= round_ns or n >= limit:
             return max(1, min(limit, int(round_ns / max(per_call, 1.0))))
         n *= 4
@@ -93,23 +105,22 @@ def calibrate(batch: Batch, round_ns: int, *, limit: int = 100_000) -> int:
 def compare(batches: Mapping[str, Batch], settings: Settings) -> dict[str, Timing]:
     """Time every batch in interleaved rounds; each keeps its own calibrated batch size."""
     sizes = {name: calibrate(batch, settings.round_ns) for name, batch in batches.items()}
-    samples: dict[str, list[float]] = {name: [] for name in batches}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in batches}
     for _ in range(settings.repeats):
         for name, batch in batches.items():
             gc.collect()
             samples[name].append(_time(batch, sizes[name]))
-    return {name: Timing(tuple(values)) for name, values in samples.items()}
+    return {
+        name: Timing(tuple(wall for wall, _ in pairs), tuple(cpu for _, cpu in pairs))
+        for name, pairs in samples.items()
+    }
 
 
 def measure(batch: Batch, settings: Settings) -> Timing:
     return compare({"only": batch}, settings)["only"]
 
 
-def latencies(call: Callable[[], object], count: int) -> list[float]:
-    """Nanoseconds of each of ``count`` single calls (for per-query latency distributions)."""
-    out = []
-    for _ in range(count):
-        start = perf_counter_ns()
-        call()
-        out.append(float(perf_counter_ns() - start))
-    return out
+def latencies(call: Callable[[], object], count: int) -> Timing:
+    """Wall and CPU nanoseconds of each of ``count`` single calls (latency distributions)."""
+    pairs = [_time(repeat_sync(call), 1) for _ in range(count)]
+    return Timing(tuple(wall for wall, _ in pairs), tuple(cpu for _, cpu in pairs))

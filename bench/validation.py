@@ -19,7 +19,15 @@ MAX_OVERHEAD = 1.3
 def run(settings: Settings) -> list[Table]:
     table = Table(
         "2. Validation cost (baseline: FakeHoncho(validate=False))",
-        ["operation", "validate=True", "validate=False", "on / off", "target", "result"],
+        [
+            "operation",
+            "validate=True",
+            "validate=False",
+            "on / off",
+            "CPU on / off",
+            "target",
+            "result",
+        ],
     )
     text = TextGenerator(seed=12)
     with ExitStack() as stack:
@@ -41,6 +49,7 @@ def run(settings: Settings) -> list[Table]:
                 fmt_duration(on),
                 fmt_duration(off),
                 fmt_ratio(on / off),
+                fmt_ratio(timings["True"].cpu_median / timings["False"].cpu_median),
                 f"≤ {MAX_OVERHEAD}x",
                 verdict(on / off <= MAX_OVERHEAD),
             )
