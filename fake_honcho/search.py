@@ -166,8 +166,10 @@ class SearchIndex:
     def _first(self, seqs: Iterable[int], keep: Predicate, limit: int) -> list[Row]:
         """The first ``limit`` rows of ``seqs`` (best first) that ``keep`` accepts."""
         found: list[Row] = []
+        ids, get = self.ids, self.store.get
         for seq in seqs:
-            row = self._row(seq)
+            mid = ids[seq]
+            row = get("messages", mid) if mid is not None else None
             if row is not None and keep(row):
                 found.append(row)
                 if len(found) == limit:
@@ -211,9 +213,8 @@ class SearchIndex:
 
         def keep(row: Row) -> bool:
             return (
-                row["workspace_id"] == workspace_id
+                matches(row["content"])
                 and (exclude is None or row["id"] not in exclude)
-                and matches(row["content"])
                 and keep_where(row)
             )
 
