@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -11,6 +11,9 @@ from fake_honcho.endpoint import fake_of, public, read_body, respond, strip_nul
 from fake_honcho.filters import MESSAGE, Predicate, compile_filter
 from fake_honcho.search import search_index, sortable_timestamp
 from fake_honcho.state import Row
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 
 async def run_search(request: Request, scope: dict[str, str]) -> Response:
@@ -29,7 +32,9 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
     return respond(request, [public(row) for row in rows], schema="Message", many=True)
 
 
-def _with_perspective(fake: Any, ws: str, peer: str, predicate: Predicate | None) -> Predicate:
+def _with_perspective(
+    fake: FakeHoncho, ws: str, peer: str, predicate: Predicate | None
+) -> Predicate:
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
     windows: dict[str, tuple[str, str | None]] = {}
     for key, row in fake.store.items("session_peers"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -33,6 +33,9 @@ from fake_honcho.resources import (
 from fake_honcho.search import search_index
 from fake_honcho.state import Row
 from fake_honcho.text import token_count
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
 MAX_MESSAGE_SIZE = 25_000
@@ -82,7 +85,7 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
     return isoformat(moment)
 
 
-def store_messages(fake: Any, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
+def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
     """Write ``drafts`` with the cascade; everything is checked before the first write."""
     index = message_index(fake.store)
     search_index(fake.store)  # attach before the first message, so queries never backfill
@@ -197,7 +200,7 @@ async def list_messages(request: Request) -> Response:
     return respond(request, page, schema="Page_Message_")
 
 
-def _message(fake: Any, ws: str, sid: str, mid: str) -> Row | None:
+def _message(fake: FakeHoncho, ws: str, sid: str, mid: str) -> Row | None:
     row = fake.store.get("messages", mid)
     if row is None or row["workspace_id"] != ws or row["session_id"] != sid:
         return None

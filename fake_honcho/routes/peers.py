@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,6 +13,9 @@ from fake_honcho.filters import PEER, SESSION, compile_filter
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import check_name, ensure_workspace, new_peer
 from fake_honcho.routes._search import run_search
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 W = "/v3/workspaces/{workspace_id}"
 P = W + "/peers/{peer_id}"
@@ -43,7 +46,7 @@ async def update(request: Request) -> Response:
 
 
 def _upsert(
-    fake: Any, ws: str, pid: str, metadata: Any, configuration: Any
+    fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: Any
 ) -> tuple[dict[str, Any], bool]:
     ensure_workspace(fake, ws)
     row = fake.store.get("peers", (ws, pid))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -36,6 +36,9 @@ from fake_honcho.resources import (
     session_peer_config,
 )
 from fake_honcho.routes._search import run_search
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 W = "/v3/workspaces/{workspace_id}"
 S = W + "/sessions/{session_id}"
@@ -74,7 +77,7 @@ async def get_or_create(request: Request) -> Response:
 
 
 def _apply_update(
-    fake: Any, ws: str, sid: str, row: dict[str, Any], metadata: Any, configuration: Any
+    fake: FakeHoncho, ws: str, sid: str, row: dict[str, Any], metadata: Any, configuration: Any
 ) -> dict[str, Any]:
     changed: dict[str, Any] = {}
     if metadata is not None and metadata != row["metadata"]:
