@@ -241,7 +241,6 @@ class TestOverTheWire:
                 }
             )
             manager.add(THREAD, HISTORY, user_id=USER)
-            fake.requests.clear()
             with fake.faults.inject("/v3/** latency=600ms"):
                 assert manager.add(THREAD, HISTORY + NEXT_TURN, user_id=USER) is None
                 if policy == "fail_closed":
@@ -251,8 +250,47 @@ class TestOverTheWire:
                 else:
                     assert manager.search("tea", user_id=USER) == []
             manager.close()
-        # Both slow requests reached the server once each (it kept them: no retry, no loss).
-        assert [entry.fault is not None for entry in fake.requests] == [True, True]
+        # Read after the server stopped: a served request is journaled once its handler
+        # returns, which can be after the client has its answer (or gave up waiting).
+        # Both slow requests reached the server once each: no retry.
+        slowed = [entry for entry in fake.requests if entry.fault is not None]
+        assert [(entry.method, entry.path.rsplit("/", 1)[-1]) for entry in slowed] == [
+            ("POST", "messages"),
+            ("POST", "representation" if policy == "fail_closed" else "search"),
+        ]
+        assert_no_key(caplog)
+
+    @pytest.mark.parametrize("policy", POLICIES)
+    def test_dropped_socket_is_not_retried(
+        self, fake: FakeHoncho, caplog: pytest.LogCaptureFixture, policy: str
+    ) -> None:
+        with fake.serve() as url:
+            manager = HonchoMemoryManager.from_config(
+                {
+                    "base_url": url,
+                    "api_key": API_KEY,
+                    "allow_insecure_http": True,
+                    "failure_policy": {"read": policy},
+                }
+            )
+            manager.add(THREAD, HISTORY, user_id=USER)
+            with fake.faults.inject("/v3/** drop"):
+                assert manager.add(THREAD, HISTORY + NEXT_TURN, user_id=USER) is None
+                if policy == "fail_closed":
+                    with pytest.raises(MemoryManagerError, match="RemoteProtocolError") as raised:
+                        manager.search("tea", user_id=USER)
+                    assert_no_key(caplog, raised.value)
+                else:
+                    assert manager.search("tea", user_id=USER) == []
+            manager.add(THREAD, HISTORY + NEXT_TURN, user_id=USER)
+            manager.close()
+        dropped = [entry for entry in fake.requests if entry.fault is not None]
+        assert [(entry.path.rsplit("/", 1)[-1], entry.status) for entry in dropped] == [
+            ("messages", None),
+            ("search", None),
+        ]
+        stored = [row["content"] for row in fake.store.rows("messages")]
+        assert stored == [message.content for message in HISTORY + NEXT_TURN]
         assert_no_key(caplog)
 
     @pytest.mark.parametrize("policy", POLICIES)

@@ -66,29 +66,6 @@ def test_eight_threads_lose_and_duplicate_nothing() -> None:
             worker.join()
         fake.deriver.run_until_idle()
         assert errors == []
-
-        for index in range(THREADS):
-            session = session_id_for(f"thread-{index}")
-            stored = [
-                row["content"]
-                for row in fake.store.rows("messages")
-                if row["session_id"] == session
-            ]
-            sent = [message.content for number in range(TURNS) for message in turn(index, number)]
-            assert stored == sent, f"thread {index}: {len(stored)} stored, {len(sent)} sent"
-
-        entries = list(fake.requests)
-        statuses = Counter(entry.status for entry in entries)
-        assert set(statuses) <= {200, 201}, statuses
-        posts = [
-            entry
-            for entry in entries
-            if entry.method == "POST" and entry.path.endswith("/messages") and entry.status == 201
-        ]
-        assert len(posts) == THREADS * TURNS  # one batch per turn: nothing resent
-        assert sum(len(entry.json["messages"]) for entry in posts) == THREADS * TURNS * 2
-        assert fake.store.count("messages") == THREADS * TURNS * 2
-        assert fake.store.count("workspaces") == USERS
         # The deriver worked through every unit without an error, and what it derived is
         # readable through the manager.
         units = list(fake.store.rows(deriver_queue.COLLECTION))
@@ -97,3 +74,25 @@ def test_eight_threads_lose_and_duplicate_nothing() -> None:
         for user in range(USERS):
             assert "topic" in manager.get_context(f"user-{user}")
         manager.close()
+
+    # The server has stopped, so every request it handled is in the journal.
+    for index in range(THREADS):
+        session = session_id_for(f"thread-{index}")
+        stored = [
+            row["content"] for row in fake.store.rows("messages") if row["session_id"] == session
+        ]
+        sent = [message.content for number in range(TURNS) for message in turn(index, number)]
+        assert stored == sent, f"thread {index}: {len(stored)} stored, {len(sent)} sent"
+
+    entries = list(fake.requests)
+    statuses = Counter(entry.status for entry in entries)
+    assert set(statuses) <= {200, 201}, statuses
+    posts = [
+        entry
+        for entry in entries
+        if entry.method == "POST" and entry.path.endswith("/messages") and entry.status == 201
+    ]
+    assert len(posts) == THREADS * TURNS  # one batch per turn: nothing resent
+    assert sum(len(entry.json["messages"]) for entry in posts) == THREADS * TURNS * 2
+    assert fake.store.count("messages") == THREADS * TURNS * 2
+    assert fake.store.count("workspaces") == USERS
