@@ -67,7 +67,25 @@ async def read_body(
         body = {**body, "id": body[id_alias]}
     if fake_of(request).validate:
         default_schemas().check_request(schema, body)
-    return body
+    return _lax_integers(schema, body)
+
+
+def _lax_integers(schema: str, body: Any) -> Any:
+    """Whole-number floats in integer fields become ints, as pydantic's lax mode does.
+
+    JSON Schema already accepts ``5.0`` as an integer; handlers then get a real ``int``
+    (``{"max_conclusions": 5.0}`` slices like ``5``). Free-form fields such as
+    metadata are left exactly as sent.
+    """
+    if not isinstance(body, dict):
+        return body
+    fields = default_schemas().integer_fields(schema)
+    coerced = {
+        key: int(value)
+        for key, value in body.items()
+        if key in fields and isinstance(value, float) and value.is_integer()
+    }
+    return {**body, **coerced} if coerced else body
 
 
 def check_metadata(value: Any, loc: Loc) -> Any:

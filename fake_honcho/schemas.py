@@ -70,6 +70,7 @@ class SchemaSet:
         self._validators: dict[tuple[str, bool], Draft202012Validator] = {}
         self._compiler = Compiler(self._resolve)
         self._checks: dict[tuple[str, bool], Check] = {}
+        self._integer_fields: dict[str, frozenset[str]] = {}
 
     def names(self) -> list[str]:
         return sorted(self.documents)
@@ -100,6 +101,15 @@ class SchemaSet:
             self._checks[key] = check
         return check(instance)
 
+    def integer_fields(self, name: str) -> frozenset[str]:
+        """Top-level properties of ``name`` typed ``integer`` (alone or with ``null``)."""
+        found = self._integer_fields.get(name)
+        if found is None:
+            properties = self.documents[name].get("properties", {})
+            found = frozenset(key for key, spec in properties.items() if _is_integer_spec(spec))
+            self._integer_fields[name] = found
+        return found
+
     def _resolve(self, base: str, ref: str) -> tuple[str, Any]:
         uri = urljoin(base, ref)
         name = uri.removeprefix(BASE_URI).removesuffix(".json")
@@ -127,6 +137,15 @@ class SchemaSet:
             raise ResponseValidationError(
                 f"response is not a valid {name} at {where}: {error.message}"
             )
+
+
+def _is_integer_spec(spec: Any) -> bool:
+    if not isinstance(spec, dict):
+        return False
+    if spec.get("type") == "integer":
+        return True
+    branches = spec.get("anyOf", [])
+    return any(branch.get("type") == "integer" for branch in branches)
 
 
 @cache

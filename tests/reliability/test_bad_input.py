@@ -312,11 +312,6 @@ def test_bad_request(
 
 # pydantic (lax mode) takes an integral float where an int is declared: Honcho treats
 # {"limit": 6.0} exactly as {"limit": 6}.
-SLICES_WITH_A_FLOAT = pytest.mark.xfail(
-    reason="fake bug: fake_honcho/deriver routes slice with the float (TypeError -> 500); "
-    "bodies need pydantic's integral-float -> int coercion",
-    strict=True,
-)
 LAX_INTEGERS: list[Any] = [
     pytest.param(f"{W}/search", {"query": "hi", "limit": 6}, id="search-limit"),
     pytest.param(f"{W}/peers/alice/search", {"query": "hi", "limit": 6}, id="peer-search-limit"),
@@ -325,13 +320,11 @@ LAX_INTEGERS: list[Any] = [
         f"{W}/peers/alice/representation",
         {"search_query": "hi", "search_top_k": 3, "max_conclusions": 5},
         id="representation",
-        marks=SLICES_WITH_A_FLOAT,
     ),
     pytest.param(
         f"{W}/conclusions/query",
         {"query": "hi", "top_k": 2, "filters": {"observer": "alice", "observed": "alice"}},
         id="conclusions-query",
-        marks=SLICES_WITH_A_FLOAT,
     ),
 ]
 
