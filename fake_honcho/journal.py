@@ -150,6 +150,23 @@ class JournalMiddleware:
         body = b"".join(chunks)
         body_sent = False
         status: int | None = None
+        recorded = False
+
+        def record() -> None:
+            nonlocal recorded
+            if recorded:
+                return
+            recorded = True
+            self.journal.append(
+                JournalEntry(
+                    scope["method"],
+                    scope["path"],
+                    scope["query_string"].decode("latin-1"),
+                    body,
+                    status,
+                    scope.get(FAULT_SCOPE_KEY),
+                )
+            )
 
         async def replaying_receive() -> Message:
             nonlocal body_sent
@@ -164,18 +181,13 @@ class JournalMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                # Journal before the last chunk leaves: a client that has its answer
+                # always finds the request in the journal, even under serve().
+                record()
             await send(message)
 
         try:
             await self.app(scope, replaying_receive, recording_send)
         finally:
-            self.journal.append(
-                JournalEntry(
-                    scope["method"],
-                    scope["path"],
-                    scope["query_string"].decode("latin-1"),
-                    body,
-                    status,
-                    scope.get(FAULT_SCOPE_KEY),
-                )
-            )
+            record()

@@ -231,3 +231,11 @@ def test_a_journal_limit_keeps_only_the_most_recent_requests() -> None:
         assert [entry.query["n"] for entry in fake.requests[-2:]] == ["8", "9"]
     with pytest.raises(ValueError, match="journal limit"):
         FakeHoncho(journal_limit=0)
+
+
+def test_a_served_request_is_journaled_before_its_answer_arrives(fake: FakeHoncho) -> None:
+    with fake.serve() as base_url, httpx.Client(base_url=base_url) as served:
+        for number in range(1, 21):
+            served.post("/v3/workspaces", json={"id": f"ws{number}"})
+            assert len(fake.requests) == number
+            assert fake.requests[-1].json == {"id": f"ws{number}"}
