@@ -9,7 +9,6 @@ turns four to thirty (a research agent answers at length).
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -108,16 +107,18 @@ class TextGenerator:
         return " ".join(self.rng.choices(tail, cum_weights=cumulative, k=self.rng.randint(1, 3)))
 
 
-@functools.lru_cache(maxsize=1)
-def _conversation(count: int, seed: int) -> tuple[str, ...]:
-    text = TextGenerator(seed)
-    return tuple(text.message(i) for i in range(count))
+_longest: dict[int, tuple[str, ...]] = {}
 
 
 def conversation(count: int, seed: int = 3) -> tuple[str, ...]:
     """``count`` alternating user/assistant messages, generated once per process.
 
     Every prefix is stable: the first 1,000 of a 100,000-message corpus are the
-    1,000-message corpus, so benchmarks can grow one store step by step.
+    1,000-message corpus, so benchmarks can grow one store step by step and share
+    the longest corpus generated so far.
     """
-    return _conversation(count, seed)
+    have = _longest.get(seed, ())
+    if len(have) < count:
+        text = TextGenerator(seed)
+        have = _longest[seed] = tuple(text.message(i) for i in range(count))
+    return have[:count]

@@ -32,7 +32,7 @@ def _warm_up(contents: tuple[str, ...]) -> None:
 
 
 def run(settings: Settings) -> list[Table]:
-    count = 10_000 if settings.quick else 100_000
+    count = 5_000 if settings.quick else 100_000
     contents = conversation(count)
     raw = sum(len(content.encode()) for content in contents)
     _warm_up(contents)
@@ -78,5 +78,5 @@ def run(settings: Settings) -> list[Table]:
         "FakeHoncho(journal_limit=N) bounds it.",
     ]
     if settings.quick:
-        table.notes.append("Quick mode: 10,000 messages; the target is set for 100,000.")
+        table.notes.append("Quick mode: 5,000 messages; the target is set for 100,000.")
     return [table]

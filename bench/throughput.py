@@ -35,6 +35,7 @@ from bench.workload import (
 
 BASELINE = "TestClient (baseline)"
 TRANSPORT = "fake.transport()"
+CLIENT_FLOOR = "floor: httpx.Client, no app"
 MIN_SPEEDUP = 5.0
 MIN_GET_OR_CREATE_PER_SECOND = 2_000
 
@@ -63,12 +64,17 @@ def _clients(stack: ExitStack, text: TextGenerator) -> dict[str, BatchFactory]:
     per_request_portal = TestClient(fresh_fake().app, base_url=BASE_URL)
     stack.callback(per_request_portal.close)
 
+    # No app at all: what httpx.Client itself costs per request, a floor for every row.
+    canned = httpx.MockTransport(lambda request: httpx.Response(200, json={}))
+    client_only = stack.enter_context(httpx.Client(transport=canned, base_url=BASE_URL))
+
     return {
         TRANSPORT: lambda op: repeat_sync(sync_call(sync_client, op)),
         "fake.async_transport()": lambda op: repeat_async(loop, async_call(async_client, op)),
         "fake.serve() + httpx": lambda op: repeat_sync(sync_call(served_client, op)),
         BASELINE: lambda op: repeat_sync(sync_call(test_client, op)),
         "TestClient, no `with`": lambda op: repeat_sync(sync_call(per_request_portal, op)),
+        CLIENT_FLOOR: lambda op: repeat_sync(sync_call(client_only, op)),
     }
 
 
@@ -126,7 +132,8 @@ def run(settings: Settings) -> list[Table]:
         "server where background workers do it (table 1b shows what 'immediate' adds).",
         "The baseline TestClient is entered as a context manager, its fastest mode (one "
         "portal thread for all requests); used without `with`, as its docs show, it starts "
-        "a portal per request (last row of each operation).",
+        "a portal per request. The floor row sends the same request to a canned response: "
+        "httpx.Client's own cost, which every in-process row pays too.",
         f"{settings.repeats} interleaved repeats per cell; medians. Targets are judged on "
         "wall time; CPU/op is the process's CPU time per request (all threads).",
     ]
