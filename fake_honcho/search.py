@@ -24,7 +24,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import itemgetter
@@ -41,7 +41,7 @@ class _Vocabulary:
     """Raw words seen (-> their term), searchable by substring without a Python loop.
 
     The words are joined into one newline-separated text on demand, so "words
-    containing / starting / ending with a run" is one regex pass in C.
+    containing / starting / ending with a run" is a literal ``str.find`` scan in C.
     """
 
     def __init__(self) -> None:
@@ -65,13 +65,23 @@ class _Vocabulary:
                 self._words = list(self.terms)
                 self._text = "\n" + "\n".join(self._words) + "\n"
                 self._starts = list(accumulate((len(w) + 1 for w in self._words[:-1]), initial=1))
-            pattern = ("(?<=\n)" if starts else "") + re.escape(piece) + ("(?=\n)" if ends else "")
-            found = frozenset(
-                self.terms[self._words[bisect_right(self._starts, m.start()) - 1]]
-                for m in re.finditer(pattern, self._text)
-            )
+            found = frozenset(self._scan(piece, starts, ends))
             self._cache[key] = found
         return found
+
+    def _scan(self, piece: str, starts: bool, ends: bool) -> Iterator[str]:
+        # The words are newline-separated, so "at a word's start/end" is a literal
+        # newline beside the piece: a plain str.find, with no regex to compile per
+        # piece and no look-around that would defeat the fast literal search.
+        needle = ("\n" if starts else "") + piece + ("\n" if ends else "")
+        lead = 1 if starts else 0
+        text, words, word_starts = self._text, self._words, self._starts
+        at = text.find(needle)
+        while at != -1:
+            word = bisect_right(word_starts, at + lead) - 1
+            yield self.terms[words[word]]
+            # Resume at the next word: one hit per word is enough.
+            at = text.find(needle, word_starts[word + 1] - 1) if word + 1 < len(words) else -1
 
 
 @dataclass
