@@ -70,6 +70,7 @@ def run(settings: Settings) -> list[Table]:
     row("raw content (UTF-8)", raw)
     row("retained after load", retained)
     row("  of which the request journal", journal)
+    row("  the rest: rows, indexes, deriver queue", retained - journal)
     row("peak while loading", peak, f"< {MAX_RATIO:.0f}x", peak / raw < MAX_RATIO)
     table.notes += [
         "tracemalloc peak of everything the fake allocates (rows, indexes, deriver queue, "
