@@ -11,6 +11,7 @@ import asyncio
 import warnings
 from collections.abc import Callable
 from contextlib import ExitStack
+from typing import Any
 
 import httpx
 
@@ -43,7 +44,7 @@ BatchFactory = Callable[[Operation], Batch]
 
 
 def _clients(stack: ExitStack, text: TextGenerator) -> dict[str, BatchFactory]:
-    def fresh_fake() -> object:
+    def fresh_fake() -> Any:
         fake = new_fake()
         stack.callback(fake.close)
         with transport_client(fake) as seeder:

@@ -54,14 +54,15 @@ def turn_messages(text: TextGenerator, turn: int) -> tuple[list[HostMessage], in
     question = text.user_message()
     new.append(HostMessage("human", question, f"h{turn}"))
     if turn % 2:
-        call = {"name": "web_search", "args": {"query": text.query()}, "id": f"call{turn}"}
+        call_id = f"call{turn}"
+        call = {"name": "web_search", "args": {"query": text.query()}, "id": call_id}
         new.append(HostMessage("ai", "", f"a{turn}-call", tool_calls=[call]))
         new.append(
             HostMessage(
                 "tool",
                 text.paragraph(5, 15),
                 f"t{turn}",
-                tool_call_id=call["id"],
+                tool_call_id=call_id,
                 name="web_search",
             )
         )
