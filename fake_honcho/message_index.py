@@ -9,10 +9,8 @@ replays and ``fake.reset()``.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from fake_honcho.state import Key, Row, Store
 
@@ -83,17 +81,6 @@ def _discard(table: dict[Any, _OrderedIds], group: Any, mid: str) -> None:
             del table[group]
 
 
-_indexes: WeakKeyDictionary[Store, MessageIndex] = WeakKeyDictionary()
-_attach_lock = threading.Lock()
-
-
 def message_index(store: Store) -> MessageIndex:
     """The store's message index, attached on first use."""
-    found = _indexes.get(store)
-    if found is None:
-        with _attach_lock:
-            found = _indexes.get(store)
-            if found is None:
-                found = MessageIndex(store)
-                _indexes[store] = found
-    return found
+    return store.attachment(MessageIndex)

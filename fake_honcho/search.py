@@ -20,7 +20,6 @@ frequency; ties go to the newest ``created_at``.
 from __future__ import annotations
 
 import re
-import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -28,7 +27,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import itemgetter
-from weakref import WeakKeyDictionary
 
 from fake_honcho.state import Key, Row, Store
 from fake_honcho.text import STOP_WORDS, WORD, has_special_chars, ilike, stem, terms
@@ -286,17 +284,6 @@ def recency(row: Row) -> tuple[str, int]:
     return sortable_timestamp(row["created_at"]), row["_seq"]
 
 
-_indexes: WeakKeyDictionary[Store, SearchIndex] = WeakKeyDictionary()
-_attach_lock = threading.Lock()
-
-
 def search_index(store: Store) -> SearchIndex:
     """The store's search index, attached on first use."""
-    found = _indexes.get(store)
-    if found is None:
-        with _attach_lock:
-            found = _indexes.get(store)
-            if found is None:
-                found = SearchIndex(store)
-                _indexes[store] = found
-    return found
+    return store.attachment(SearchIndex)

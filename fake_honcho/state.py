@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 Key = str | tuple[str, ...]
 Row = dict[str, Any]
 Listener = Callable[[str, Key, Row | None, Row | None], None]
+Attachment = TypeVar("Attachment")
 
 
 class Store:
@@ -29,6 +30,7 @@ class Store:
         self.lock = threading.RLock()
         self._collections: dict[str, dict[Key, Row]] = {}
         self._listeners: list[Listener] = []
+        self._attachments: dict[Callable[[Store], Any], Any] = {}
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(collection, key, old, new)`` after each change; ``new`` None: deleted."""
@@ -36,6 +38,14 @@ class Store:
 
     def unsubscribe(self, listener: Listener) -> None:
         self._listeners.remove(listener)
+
+    def attachment(self, factory: Callable[[Store], Attachment]) -> Attachment:
+        """The one ``factory(self)`` of this store (e.g. an index), built on first use."""
+        with self.lock:
+            found = self._attachments.get(factory)
+            if found is None:
+                found = self._attachments[factory] = factory(self)
+            return found
 
     def get(self, collection: str, key: Key) -> Row | None:
         return self._collections.get(collection, {}).get(key)
