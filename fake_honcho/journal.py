@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 from urllib.parse import parse_qsl
@@ -26,10 +27,12 @@ class JournalEntry:
 
     ``status`` is None when no response was sent (e.g. a fault dropped the connection);
     ``json`` is the decoded request body, or None when the body is empty or not JSON
-    (``body`` keeps the raw bytes, e.g. of a multipart upload).
+    (``body`` keeps the raw bytes, e.g. of a multipart upload). Large bodies are kept
+    zlib-compressed, so the journal of a fake holding many messages does not double
+    the memory their content takes.
     """
 
-    __slots__ = ("body", "fault", "method", "path", "query_string", "status")
+    __slots__ = ("_packed", "fault", "method", "path", "query_string", "status")
 
     def __init__(
         self,
@@ -43,9 +46,15 @@ class JournalEntry:
         self.method = method
         self.path = path
         self.query_string = query_string
-        self.body = body
+        self._packed = _pack(body)
         self.status = status
         self.fault = fault
+
+    @property
+    def body(self) -> bytes:
+        """The raw request body."""
+        packed = self._packed
+        return packed if isinstance(packed, bytes) else zlib.decompress(packed.data)
 
     @property
     def query(self) -> dict[str, str | list[str]]:
@@ -61,10 +70,11 @@ class JournalEntry:
 
     @property
     def json(self) -> Any:
-        if not self.body:
+        body = self.body
+        if not body:
             return None
         try:
-            return json.loads(self.body)
+            return json.loads(body)
         except ValueError:
             return None
 
@@ -72,6 +82,25 @@ class JournalEntry:
         target = f"{self.path}?{self.query_string}" if self.query_string else self.path
         fault = f" fault={self.fault!r}" if self.fault else ""
         return f"<JournalEntry {self.method} {target} -> {self.status}{fault}>"
+
+
+class _Compressed:
+    """A zlib-compressed body (a distinct type, so raw bytes never need a flag)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+COMPRESS_FROM = 1024  # bytes; below this, compression saves little and costs a call
+
+
+def _pack(body: bytes) -> bytes | _Compressed:
+    if len(body) < COMPRESS_FROM:
+        return body
+    packed = zlib.compress(body, 1)
+    return _Compressed(packed) if len(packed) < len(body) else body
 
 
 class Journal(Sequence[JournalEntry]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -239,3 +240,18 @@ def test_a_served_request_is_journaled_before_its_answer_arrives(fake: FakeHonch
             served.post("/v3/workspaces", json={"id": f"ws{number}"})
             assert len(fake.requests) == number
             assert fake.requests[-1].json == {"id": f"ws{number}"}
+
+
+def test_large_bodies_come_back_from_the_journal_byte_for_byte(
+    fake: FakeHoncho, client: httpx.Client
+) -> None:
+    batch = {"messages": [{"peer_id": "alice", "content": f"note {n} " * 60} for n in range(100)]}
+    raw = json.dumps(batch).encode()
+    response = client.post(
+        "/v3/workspaces/ws/sessions/s/messages",
+        content=raw,
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 201
+    assert fake.requests[-1].body == raw
+    assert fake.requests[-1].json == batch
