@@ -80,34 +80,33 @@ class RaisingAddManager(HonchoMemoryManager):
         self._write(thread_id, messages, user_id)
 
 
-class FailOpenAlwaysManager(HonchoMemoryManager):
+class _IgnoresConfigKey(HonchoMemoryManager):
+    """Builds itself as if ``ignored_key`` were absent from ``backend_config``."""
+
+    ignored_key: ClassVar[str]
+
+    @classmethod
+    def from_config(
+        cls,
+        backend_config: dict[str, Any],
+        *,
+        mode: Literal["middleware", "tool"] = "middleware",
+        **host_hooks: Any,
+    ) -> HonchoMemoryManager:
+        config = {k: v for k, v in backend_config.items() if k != cls.ignored_key}
+        return super().from_config(config, mode=mode, **host_hooks)
+
+
+class FailOpenAlwaysManager(_IgnoresConfigKey):
     """Drops ``failure_policy``, so ``fail_closed`` reads still swallow errors."""
 
-    @classmethod
-    def from_config(
-        cls,
-        backend_config: dict[str, Any],
-        *,
-        mode: Literal["middleware", "tool"] = "middleware",
-        **host_hooks: Any,
-    ) -> HonchoMemoryManager:
-        config = {k: v for k, v in backend_config.items() if k != "failure_policy"}
-        return super().from_config(config, mode=mode, **host_hooks)
+    ignored_key = "failure_policy"
 
 
-class UncappedContextManager(HonchoMemoryManager):
+class UncappedContextManager(_IgnoresConfigKey):
     """Ignores the configured context cap."""
 
-    @classmethod
-    def from_config(
-        cls,
-        backend_config: dict[str, Any],
-        *,
-        mode: Literal["middleware", "tool"] = "middleware",
-        **host_hooks: Any,
-    ) -> HonchoMemoryManager:
-        config = {k: v for k, v in backend_config.items() if k != "max_injection_chars"}
-        return super().from_config(config, mode=mode, **host_hooks)
+    ignored_key = "max_injection_chars"
 
 
 class WrongShapeManager(HonchoMemoryManager):
