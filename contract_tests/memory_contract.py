@@ -206,6 +206,16 @@ class MemoryManagerContract(ContractSuite):
         """A user id unique to the test, readable in failure output."""
         return f"{tag}-{namespace[-12:]}"
 
+    def alice_tells_a_secret(
+        self, manager: MemoryManager, settle: Settler, namespace: str
+    ) -> tuple[str, str]:
+        """Alice writes ``SECRET``, Bob writes something else; both settled. Returns their ids."""
+        alice, bob = self.user("alice", namespace), self.user("bob", namespace)
+        manager.add("thread-a", [human(SECRET), ai("Saved.")], user_id=alice)
+        manager.add("thread-b", [human("I like hiking"), ai("Nice.")], user_id=bob)
+        settle()
+        return alice, bob
+
     # -- the contract -------------------------------------------------------------
 
     def test_signatures_match_contract(self, manager: MemoryManager) -> None:
@@ -331,10 +341,7 @@ class MemoryManagerContract(ContractSuite):
         self, manager: MemoryManager, honcho_settle: Settler, honcho_workspace: str
     ) -> None:
         """One user's writes never show up in another user's search."""
-        alice, bob = self.user("alice", honcho_workspace), self.user("bob", honcho_workspace)
-        manager.add("thread-a", [human(SECRET), ai("Saved.")], user_id=alice)
-        manager.add("thread-b", [human("I like hiking"), ai("Nice.")], user_id=bob)
-        honcho_settle()
+        alice, bob = self.alice_tells_a_secret(manager, honcho_settle, honcho_workspace)
         found = manager.search("zanzibar42", user_id=alice)
         assert any("zanzibar42" in r["content"] for r in found), "positive control failed"
         leaked = [r for r in manager.search("zanzibar42", user_id=bob) if "zanzibar42" in str(r)]
@@ -346,10 +353,7 @@ class MemoryManagerContract(ContractSuite):
         self, manager: MemoryManager, honcho_settle: Settler, honcho_workspace: str
     ) -> None:
         """One user's writes never show up in another user's context or memory document."""
-        alice, bob = self.user("alice", honcho_workspace), self.user("bob", honcho_workspace)
-        manager.add("thread-a", [human(SECRET), ai("Saved.")], user_id=alice)
-        manager.add("thread-b", [human("I like hiking"), ai("Nice.")], user_id=bob)
-        honcho_settle()
+        alice, bob = self.alice_tells_a_secret(manager, honcho_settle, honcho_workspace)
         assert "zanzibar42" in manager.get_context(alice)
         assert "zanzibar42" not in manager.get_context(bob)
         if self.capabilities.memory_document:
