@@ -30,7 +30,6 @@ from fake_honcho.resources import (
     now,
     plan_members,
 )
-from fake_honcho.search import search_index
 from fake_honcho.state import Row
 from fake_honcho.text import token_count
 
@@ -88,7 +87,6 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
 def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
     """Write ``drafts`` with the cascade; everything is checked before the first write."""
     index = message_index(fake.store)
-    search_index(fake.store)  # attach before the first message, so queries never backfill
     authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
     with fake.store.lock:
         session = fake.store.get("sessions", (ws, sid))

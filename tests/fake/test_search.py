@@ -117,6 +117,9 @@ def test_deleted_sessions_are_not_found(client: httpx.Client) -> None:
 def test_queries_use_the_index_not_a_scan(
     client: httpx.Client, fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Once attached (by the first query), the index takes in new messages without a scan."""
+    write(client, "s", ("a", "first"))
+    assert search(client, "kettle") == []
     write(client, "s", *(("a", f"filler message {i}") for i in range(50)), ("a", "kettle, tea!"))
     scanned: list[str] = []
     real_rows = fake.store.rows
@@ -160,3 +163,15 @@ def test_substring_search_equals_a_full_scan(contents: list[str], query: str) ->
         assert found == list(reversed(matching))
     else:
         assert set(matching) <= set(found)
+
+
+def test_messages_deleted_before_the_next_query_are_not_found(
+    client: httpx.Client, fake: FakeHoncho
+) -> None:
+    """Writes only queue messages for indexing; a session deleted meanwhile leaves no trace."""
+    assert search(client, "tea") == []
+    write(client, "gone", ("a", "kettle tea"))
+    write(client, "kept", ("a", "green tea"))
+    client.delete(f"{W}/sessions/gone")
+    assert search(client, "tea") == ["green tea"]
+    assert search(client, "kettle") == []
