@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute
 
 from fake_honcho import routes as routes_package
 from fake_honcho.errors import exception_handlers
+from fake_honcho.routing import DispatchRouter
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -52,7 +53,12 @@ def collect_routes() -> list[BaseRoute]:
 
 
 def build_app(fake: FakeHoncho) -> Starlette:
-    """A Starlette app serving Honcho v3's routes over ``fake``'s state."""
-    app = Starlette(routes=collect_routes(), exception_handlers=dict(exception_handlers))
+    """A Starlette app serving Honcho v3's routes over ``fake``'s state.
+
+    Its router finds routes by a table lookup (``fake_honcho.routing``) instead of
+    trying each route's regex in turn; everything else is Starlette's.
+    """
+    app = Starlette(exception_handlers=dict(exception_handlers))
+    app.router = DispatchRouter(collect_routes())
     app.state.fake = fake
     return app

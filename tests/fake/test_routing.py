@@ -1,0 +1,89 @@
+"""DispatchRouter picks exactly the route Starlette's linear scan picks, or defers to it."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import httpx
+import pytest
+from starlette.routing import Match, Route, Router
+
+from fake_honcho import FakeHoncho
+from fake_honcho.routing import DispatchRouter
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _scan(router: Router, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+    """Starlette's own choice: the first route that fully matches."""
+    scope = {"type": "http", "method": method, "path": path, "root_path": ""}
+    for route in router.routes:
+        match, child = route.matches(scope)
+        if match is Match.FULL:
+            assert isinstance(route, Route)
+            return route, child["path_params"]
+    return None
+
+
+def _paths(router: Router) -> list[str]:
+    """Each route's path with its parameters filled by values that stress the shape."""
+    fills = ("x", "list", "peers", "a b", "%2F", "é", "", "x/y", "x\n")
+    paths = {"/", "", "/v3", "/v3/", "/v3/workspaces/", "//", "/health/", "/health\n"}
+    for route in router.routes:
+        assert isinstance(route, Route)
+        for fill in fills:
+            path = re.sub(r"\{[^}]+\}", fill, route.path)
+            paths.update({path, path + "/", path.rstrip("/"), path + "\n"})
+    return sorted(paths)
+
+
+@pytest.fixture(scope="module")
+def router() -> DispatchRouter:
+    with FakeHoncho() as fake:
+        assert isinstance(fake.core_app.router, DispatchRouter)
+        return fake.core_app.router
+
+
+def test_lookup_agrees_with_starlettes_scan_or_defers(router: DispatchRouter) -> None:
+    disagreements = []
+    hits = 0
+    for method, path in itertools.product(METHODS, _paths(router)):
+        found = router.lookup(method, path)
+        expected = _scan(router, method, path)
+        if found is not None:
+            hits += 1
+            if found != expected:
+                disagreements.append((method, path, found, expected))
+        elif expected is not None and not path.endswith("\n"):
+            disagreements.append((method, path, None, expected))
+    assert disagreements == []
+    assert hits > len(router.routes)
+
+
+def test_a_route_list_it_cannot_index_leaves_every_request_to_starlette() -> None:
+    async def endpoint(request: object) -> None:  # pragma: no cover - never called
+        raise AssertionError
+
+    router = DispatchRouter(
+        [Route("/items/{item_id:int}", endpoint), Route("/items/{name}", endpoint)]
+    )
+    assert router.lookup("GET", "/items/7") is None
+    assert _scan(router, "GET", "/items/7") is not None
+
+
+def test_path_parameters_reach_the_handler_and_misses_keep_starlettes_answers() -> None:
+    with (
+        FakeHoncho() as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        created = client.post("/v3/workspaces/w1/peers", json={"id": "p1"})
+        assert created.status_code == 201
+        assert created.json()["workspace_id"] == "w1"
+        wrong_method = client.get("/v3/workspaces/w1/peers")
+        assert wrong_method.status_code == 405
+        assert wrong_method.json() == {"detail": "Method Not Allowed"}
+        assert wrong_method.headers["allow"] == "POST"
+        unknown = client.post("/v3/workspaces/w1/nothing")
+        assert unknown.status_code == 404
+        assert unknown.json() == {"detail": "Not Found"}
