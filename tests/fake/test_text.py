@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fake_honcho.text import has_special_chars, ilike, stem, terms, token_count
+from fake_honcho.text import (
+    _LONG_LETTERS,
+    _PRETOKEN,
+    has_special_chars,
+    ilike,
+    stem,
+    terms,
+    token_count,
+)
 
 
 @pytest.mark.parametrize(
@@ -46,3 +56,13 @@ def test_ilike_wildcards_and_case() -> None:
     assert ilike("a%c")("xxABBBCxx")
     assert ilike("A.C")("xa.cx")
     assert not ilike("a.c")("abc")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_fast_path_counts_like_the_unicode_rules(text: str) -> None:
+    """ASCII text takes a faster path; it must count exactly as the general rules do."""
+    general = len(_PRETOKEN.findall(text)) + sum(
+        (len(run) - 1) // 8 for run in _LONG_LETTERS.findall(text)
+    )
+    assert token_count(text) == general
