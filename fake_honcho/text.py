@@ -243,7 +243,7 @@ def token_count(text: str) -> int:
     if text.isascii():
         pieces = _PRETOKEN_ASCII.subn("", text)[1]
         chunks = [chunk for chunk in text.split() if len(chunk) > _LETTERS_PER_TOKEN]
-        runs = [run for chunk in chunks for run in _LONG_LETTERS_ASCII.findall(chunk)]
+        runs = _LONG_LETTERS_ASCII.findall(" ".join(chunks)) if chunks else []
     else:
         pieces = _PRETOKEN.subn("", text)[1]
         runs = _LONG_LETTERS.findall(text)
