@@ -90,6 +90,24 @@ class Store:
         return list(self._collections)
 
 
+class _EmptyMetadata(dict[str, Any]):
+    """An empty dict that refuses changes, so one instance can serve every row.
+
+    Most messages carry no metadata; sharing a single empty mapping saves a dict per
+    row. It is still a ``dict`` (JSON encoding, ``isinstance`` checks and equality
+    with ``{}`` behave as usual); any attempt to change it raises ``TypeError``.
+    """
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("shared empty metadata is read-only; put a changed copy of the row")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    update = setdefault = pop = popitem = clear = _refuse
+
+
+NO_METADATA: dict[str, Any] = _EmptyMetadata()
+
+
 def encode_key(key: Key) -> str | list[str]:
     """JSON form of a key (tuples become lists)."""
     return list(key) if isinstance(key, tuple) else key

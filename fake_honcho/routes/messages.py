@@ -30,7 +30,7 @@ from fake_honcho.resources import (
     now,
     plan_members,
 )
-from fake_honcho.state import Row
+from fake_honcho.state import NO_METADATA, Row
 from fake_honcho.text import token_count
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
     return {
         "content": strip_nul(item["content"]),
         "peer_id": item["peer_id"],
-        "metadata": check_metadata(item.get("metadata"), (*loc, "metadata")) or {},
+        "metadata": check_metadata(item.get("metadata"), (*loc, "metadata")) or NO_METADATA,
         "created_at": _timestamp(created_at, (*loc, "created_at")) if created_at else None,
         "configuration": clean_configuration(item.get("configuration")) or None,
     }

@@ -1,0 +1,41 @@
+"""The store's shared read-only empty metadata."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+from fake_honcho.state import NO_METADATA
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.__setitem__("k", 1),
+        lambda d: d.update(k=1),
+        lambda d: d.setdefault("k", 1),
+        lambda d: d.pop("k", None),
+        lambda d: d.clear(),
+    ],
+)
+def test_shared_empty_metadata_refuses_changes(change: Callable[[dict[str, Any]], object]) -> None:
+    with pytest.raises(TypeError, match="read-only"):
+        change(NO_METADATA)
+    assert NO_METADATA == {} and json.dumps(NO_METADATA) == "{}"
+
+
+def test_messages_without_metadata_can_still_be_given_metadata(fake: FakeHoncho) -> None:
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        path = "/v3/workspaces/w/sessions/s/messages"
+        created = client.post(path, json={"messages": [{"peer_id": "a", "content": "x"}] * 2})
+        first, second = (message["id"] for message in created.json())
+        updated = client.put(f"{path}/{first}", json={"metadata": {"k": 1}})
+        assert updated.json()["metadata"] == {"k": 1}
+        listed = client.post(f"{path}/list").json()["items"]
+        assert [m["metadata"] for m in listed] == [{"k": 1}, {}]
+        assert client.get(f"{path}/{second}").json()["metadata"] == {}
