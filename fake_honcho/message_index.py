@@ -1,29 +1,29 @@
-"""Insertion-ordered message ids per session and per author: a Store listener.
+"""Insertion-ordered message ids per session: a Store listener.
 
-Listing a session's messages, or a peer's, reads its own ordered id set instead of
-scanning every stored message. Ordered dicts serve as ordered sets: appends, deletes
-and (reverse) iteration are all cheap. The index is attached to a store on first
-use and rebuilt from the rows already there, so it also follows ``--state-file``
-replays and ``fake.reset()``.
+Listing a session's messages reads its own ordered ids instead of scanning every
+stored message. A deque per session holds them: about 8 bytes per message, where an
+ordered dict would take several times that. Messages only leave a session in bulk
+(the session or its workspace is deleted, oldest first), so removal finds each id at
+the front. A peer's messages, needed only by the toy dialectic, are gathered from the
+sessions on demand rather than kept in a second index. The index is attached to a
+store on first use and rebuilt from the rows already there, so it also follows
+``--state-file`` replays and ``fake.reset()``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections import deque
+from collections.abc import Iterable, Iterator
 
 from fake_honcho.state import Key, Row, Store
 
-_OrderedIds = dict[str, None]
-
 
 class MessageIndex:
-    """Message ids in insertion (``_seq``) order, grouped by session and by author."""
+    """Message ids in insertion (``_seq``) order, grouped by session."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.by_session: dict[tuple[str, str], _OrderedIds] = {}
-        self.by_peer: dict[tuple[str, str], _OrderedIds] = {}
+        self.by_session: dict[tuple[str, str], deque[str]] = {}
         self.last_seq = 0
         with store.lock:
             for row in sorted(store.rows("messages"), key=lambda r: r["_seq"]):
@@ -39,26 +39,45 @@ class MessageIndex:
             self._add(new)
 
     def _add(self, row: Row) -> None:
-        mid, ws = row["id"], row["workspace_id"]
-        self.by_session.setdefault((ws, row["session_id"]), {})[mid] = None
-        self.by_peer.setdefault((ws, row["peer_id"]), {})[mid] = None
+        group = (row["workspace_id"], row["session_id"])
+        ids = self.by_session.get(group)
+        if ids is None:
+            ids = self.by_session[group] = deque()
+        ids.append(row["id"])
         self.last_seq = max(self.last_seq, row["_seq"])
 
     def _remove(self, row: Row) -> None:
-        mid, ws = row["id"], row["workspace_id"]
-        _discard(self.by_session, (ws, row["session_id"]), mid)
-        _discard(self.by_peer, (ws, row["peer_id"]), mid)
+        group = (row["workspace_id"], row["session_id"])
+        ids = self.by_session.get(group)
+        if ids is None:
+            return
+        if ids[0] == row["id"]:
+            ids.popleft()
+        else:
+            ids.remove(row["id"])
+        if not ids:
+            del self.by_session[group]
 
-    def session_ids(self, workspace_id: str, session_id: str) -> _OrderedIds:
-        return self.by_session.get((workspace_id, session_id), {})
+    def session_ids(self, workspace_id: str, session_id: str) -> deque[str]:
+        """The session's message ids, oldest first (read-only: do not change it)."""
+        return self.by_session.get((workspace_id, session_id), deque())
 
-    def peer_ids(self, workspace_id: str, peer_id: str) -> _OrderedIds:
-        return self.by_peer.get((workspace_id, peer_id), {})
+    def peer_ids(self, workspace_id: str, peer_id: str) -> list[str]:
+        """Ids of the messages ``peer_id`` wrote in the workspace, oldest first."""
+        get = self.store.get
+        written = [
+            row
+            for (ws, _session), ids in self.by_session.items()
+            if ws == workspace_id
+            for mid in ids
+            if (row := get("messages", mid)) is not None and row["peer_id"] == peer_id
+        ]
+        written.sort(key=lambda row: row["_seq"])
+        return [row["id"] for row in written]
 
-    def rows(self, ids: _OrderedIds, *, reverse: bool = False) -> Iterator[Row]:
+    def rows(self, ids: Iterable[str]) -> Iterator[Row]:
         """The rows of ``ids`` in order (a snapshot of the ids, safe under changes)."""
-        ordered = list(reversed(ids)) if reverse else list(ids)
-        for mid in ordered:
+        for mid in list(ids):
             row = self.store.get("messages", mid)
             if row is not None:
                 yield row
@@ -71,14 +90,6 @@ class MessageIndex:
         """The next global message sequence number (call under the store lock)."""
         self.last_seq += 1
         return self.last_seq
-
-
-def _discard(table: dict[Any, _OrderedIds], group: Any, mid: str) -> None:
-    ids = table.get(group)
-    if ids is not None:
-        ids.pop(mid, None)
-        if not ids:
-            del table[group]
 
 
 def message_index(store: Store) -> MessageIndex:
