@@ -8,15 +8,16 @@ order:
 * ``manual``: nothing runs until :meth:`step` or :meth:`run_until_idle`;
 * ``background``: a daemon thread drains the queue; :meth:`close` stops it.
 
-Queue units, conclusions, peer cards and summaries are store rows, so persistence and
-``store.clear()`` cover them; the in-memory indexes follow the store as listeners.
+Queued work (in batches, see :mod:`fake_honcho.deriver.queue`), conclusions, peer cards
+and summaries are store rows, so persistence and ``store.clear()`` cover them; the
+in-memory indexes follow the store as listeners. :meth:`Deriver.queued` and
+:meth:`Deriver.failures` show the units themselves.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -24,18 +25,12 @@ from typing import Any, Literal
 from fake_honcho.deriver import queue
 from fake_honcho.deriver.conclusions import Conclusions
 from fake_honcho.deriver.work import Worker
-from fake_honcho.ids import isoformat, utc_now
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.ids import utc_now
+from fake_honcho.state import Row, Store
 
 DeriverMode = Literal["immediate", "manual", "background"]
 MODES: tuple[DeriverMode, ...] = ("immediate", "manual", "background")
-OWNED_COLLECTIONS = (
-    queue.COLLECTION,
-    queue.COUNTER_COLLECTION,
-    "conclusions",
-    "peer_cards",
-    "summaries",
-)
+OWNED_COLLECTIONS = (*queue.COLLECTIONS, "conclusions", "peer_cards", "summaries")
 
 __all__ = ["MODES", "Deriver", "DeriverMode"]
 
@@ -59,13 +54,7 @@ class Deriver:
         self.clock = clock
         self.conclusions = Conclusions(store)
         self._worker = Worker(store, self.conclusions, clock)
-        self._pending: deque[Key] = deque()
-        self._by_workspace: dict[str, dict[Key, None]] = {}
-        self._running = 0
-        self._idle = threading.Condition(store.lock)
-        for key, row in store.items(queue.COLLECTION):
-            self._on_change(queue.COLLECTION, key, None, row)
-        store.subscribe(self._on_change)
+        self._queue = queue.WorkQueue(store, clock)
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
@@ -79,9 +68,15 @@ class Deriver:
 
     def on_messages_created(self, workspace_id: str, session_id: str, messages: list[Row]) -> None:
         """Called by the messages route, under the store lock, after the rows are stored."""
-        session = self.store.get("sessions", (workspace_id, session_id)) or {}
-        for unit in queue.units_for_messages(self.store, workspace_id, session_id, messages):
-            self._enqueue(unit, session.get("_internal_id"))
+        columns = queue.units_for_messages(self.store, workspace_id, session_id, messages)
+        if columns["task_type"]:
+            session = self.store.get("sessions", (workspace_id, session_id)) or {}
+            shared = {
+                "workspace_id": workspace_id,
+                "session_id": session_id,
+                "session_uid": session.get("_internal_id"),
+            }
+            self._queue.enqueue(shared, columns)
         self._after_enqueue()
 
     def schedule_dream(
@@ -94,9 +89,10 @@ class Deriver:
         rebuild: bool = False,
     ) -> None:
         """Queue a dream for one (observer, observed) pair."""
+        shared = {"workspace_id": workspace_id, "session_id": None, "session_uid": None}
         with self.store.lock:
-            self._enqueue(
-                queue.dream_unit(workspace_id, observer, observed, dream_type, rebuild), None
+            self._queue.enqueue(
+                shared, queue.dream_columns(observer, observed, dream_type, rebuild)
             )
         self._after_enqueue()
 
@@ -110,41 +106,41 @@ class Deriver:
     ) -> dict[str, Any]:
         """``GET .../queue/status`` for one workspace, true at the moment it is called."""
         with self.store.lock:
-            units = [
-                row
-                for key in list(self._by_workspace.get(workspace_id, {}))
-                if (row := self.store.get(queue.COLLECTION, key)) is not None
-            ]
-        return queue.status(units, session_id=session_id, observer=observer, sender=sender)
+            return self._queue.status(
+                workspace_id, session_id=session_id, observer=observer, sender=sender
+            )
+
+    def queued(self) -> list[Row]:
+        """Units not yet completed, oldest first (``id``, ``task_type``, ``observer``, ...)."""
+        with self.store.lock:
+            return self._queue.queued()
+
+    def failures(self) -> list[Row]:
+        """Units whose work raised, oldest first, each with its ``error``."""
+        with self.store.lock:
+            return self._queue.failures()
 
     # -- running ----------------------------------------------------------------------
 
     def step(self) -> bool:
-        """Run the oldest pending unit; False when there was none."""
-        key = self._claim()
-        if key is None:
-            return False
-        try:
-            with self.store.lock:
-                unit = self.store.get(queue.COLLECTION, key)
-                if unit is not None:
-                    self.store.put(queue.COLLECTION, key, self._run(unit))
-        finally:
-            with self._idle:
-                self._running -= 1
-                self._idle.notify_all()
+        """Run the oldest pending unit; False when there was none.
+
+        The unit is claimed and run under the store lock, so units complete strictly
+        in queue order whichever thread steps.
+        """
+        with self.store.lock:
+            unit = self._queue.next_unit()
+            if unit is None:
+                return False
+            with self._queue.running(unit):
+                error = self._run(unit)
+            self._queue.complete(unit, error)
         return True
 
     def run_until_idle(self) -> None:
-        """Settle every queued unit, including units a background worker holds right now."""
-        while True:
-            while self.step():
-                pass
-            with self._idle:
-                if not self._pending and not self._running:
-                    return
-                if not self._pending:
-                    self._idle.wait()
+        """Settle every queued unit, including one a background worker holds right now."""
+        while self.step():
+            pass
 
     def reset(self) -> None:
         """Forget every queue unit, conclusion, card and summary."""
@@ -152,7 +148,6 @@ class Deriver:
             for collection in OWNED_COLLECTIONS:
                 for key, _row in self.store.items(collection):
                     self.store.delete(collection, key)
-            self._pending.clear()
 
     def close(self) -> None:
         """Stop the background worker, if any (work still queued stays queued)."""
@@ -164,43 +159,19 @@ class Deriver:
 
     # -- internals --------------------------------------------------------------------
 
-    def _enqueue(self, unit: Row, session_uid: str | None) -> None:
-        counter = self.store.get(queue.COUNTER_COLLECTION, queue.COUNTER_KEY) or {"value": 0}
-        number = counter["value"] + 1
-        self.store.put(queue.COUNTER_COLLECTION, queue.COUNTER_KEY, {"value": number})
-        row = {
-            **unit,
-            "id": number,
-            "session_uid": session_uid,
-            "status": "pending",
-            "created_at": isoformat(self.clock()),
-        }
-        self.store.put(queue.COLLECTION, f"{number:012d}", row)
-
     def _after_enqueue(self) -> None:
         if self.mode == "immediate":
             self.run_until_idle()
         elif self.mode == "background":
             self._wake.set()
 
-    def _run(self, unit: Row) -> Row:
-        """The unit marked completed; a failure is logged and kept on it, as Honcho's ``error``."""
+    def _run(self, unit: Row) -> str | None:
+        """Do the unit's work; a failure is logged and returned, kept as Honcho's ``error``."""
         try:
             self._worker.run(unit)
         except Exception as error:
             logger.exception("deriver unit %s (%s) failed", unit["id"], unit["task_type"])
-            return {**unit, "status": "completed", "error": f"{type(error).__name__}: {error}"}
-        return {**unit, "status": "completed"}
-
-    def _claim(self) -> Key | None:
-        with self.store.lock:
-            while self._pending:
-                key = self._pending.popleft()
-                unit = self.store.get(queue.COLLECTION, key)
-                if unit is not None and unit["status"] != "completed":
-                    self.store.put(queue.COLLECTION, key, {**unit, "status": "in_progress"})
-                    self._running += 1
-                    return key
+            return f"{type(error).__name__}: {error}"
         return None
 
     def _drain_forever(self) -> None:
@@ -209,16 +180,3 @@ class Deriver:
             while not self._stopped.is_set() and self.step():
                 pass
             self._wake.wait()
-
-    def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection != queue.COLLECTION:
-            return
-        row = new or old
-        assert row is not None
-        workspace = self._by_workspace.setdefault(row["workspace_id"], {})
-        if new is None:
-            workspace.pop(key, None)
-            return
-        workspace[key] = None
-        if old is None and new["status"] != "completed":
-            self._pending.append(key)

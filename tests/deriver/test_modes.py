@@ -11,12 +11,13 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver import Deriver, DeriverMode
+from fake_honcho.deriver import queue as deriver_queue
 from fake_honcho.deriver.work import Worker
 from fake_honcho.state import Store
 
 from .support import TickingClock, World, make_fake
 
-DERIVED = ("conclusions", "peer_cards", "summaries", "queue")
+DERIVED = ("conclusions", "peer_cards", "summaries", *deriver_queue.COLLECTIONS)
 
 
 def script(world: World) -> None:
@@ -61,13 +62,12 @@ def test_immediate_work_is_done_before_the_request_returns() -> None:
 def test_manual_waits_for_step_and_runs_in_queue_order() -> None:
     with run_script("manual") as fake:
         assert (pending(fake), fake.store.count("conclusions")) == (25, 0)
-        order = [row["id"] for row in fake.store.rows("queue")]
-        done: list[int] = []
+        remaining = fake.deriver.queued()
+        assert [unit["id"] for unit in remaining] == list(range(1, 26))
         while fake.deriver.step():
-            done.append(
-                max(row["id"] for row in fake.store.rows("queue") if row["status"] == "completed")
-            )
-        assert done == order
+            _ran, *remaining = remaining  # the oldest unit is the one that ran
+            assert fake.deriver.queued() == remaining
+        assert remaining == []
         assert fake.store.count("conclusions") == 9
 
 
@@ -149,6 +149,9 @@ def test_a_failing_unit_is_completed_with_its_error_and_work_goes_on(
 
     monkeypatch.setattr(Worker, "representation", fail_on_tea)
     fake.deriver.run_until_idle()
-    assert [row.get("error") for row in fake.store.rows("queue")] == ["RuntimeError: boom", None]
+    assert [(unit["id"], unit["error"]) for unit in fake.deriver.failures()] == [
+        (1, "RuntimeError: boom")
+    ]
+    assert fake.deriver.queued() == []
     assert [row["content"] for row in fake.store.rows("conclusions")] == ["alice likes cake"]
     assert fake.deriver.status("ws")["completed_work_units"] == 2

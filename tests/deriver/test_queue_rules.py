@@ -13,7 +13,7 @@ from .support import World
 def pairs(fake: FakeHoncho) -> list[tuple[str | None, str | None, str]]:
     """(observer, observed, task) of every queued unit, in queue order."""
     return [
-        (unit["observer"], unit["observed"], unit["task_type"]) for unit in fake.store.rows("queue")
+        (unit["observer"], unit["observed"], unit["task_type"]) for unit in fake.deriver.queued()
     ]
 
 
@@ -81,7 +81,7 @@ def test_legacy_deriver_key_reads_as_reasoning(fake: FakeHoncho, world: World) -
 def test_summary_work_at_every_20th_and_60th_message(fake: FakeHoncho, world: World) -> None:
     world.session("s", {"alice": {"observe_me": False}})
     world.say("s", "alice", *[f"message {n}" for n in range(1, 121)])
-    summary_seqs = [unit["seq"] for unit in fake.store.rows("queue")]
+    summary_seqs = [unit["seq"] for unit in fake.deriver.queued()]
     assert summary_seqs == [20, 40, 60, 80, 100, 120]
 
 
@@ -93,7 +93,7 @@ def test_configured_summary_cadence_and_disabled_summaries(fake: FakeHoncho, wor
     )
     world.say("s", "alice", *["x"] * 50)
     world.say("quiet", "alice", *["x"] * 60)
-    assert [unit["seq"] for unit in fake.store.rows("queue")] == [10, 20, 25, 30, 40, 50]
+    assert [unit["seq"] for unit in fake.deriver.queued()] == [10, 20, 25, 30, 40, 50]
 
 
 def test_summary_work_is_queued_even_when_reasoning_is_off(fake: FakeHoncho, world: World) -> None:
