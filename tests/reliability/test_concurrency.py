@@ -9,7 +9,6 @@ from collections import Counter
 from types import SimpleNamespace
 
 from fake_honcho import FakeHoncho
-from fake_honcho.deriver import queue as deriver_queue
 from honcho_backend import HonchoMemoryManager
 from honcho_backend.config import session_id_for
 
@@ -68,9 +67,11 @@ def test_eight_threads_lose_and_duplicate_nothing() -> None:
         assert errors == []
         # The deriver worked through every unit without an error, and what it derived is
         # readable through the manager.
-        units = list(fake.store.rows(deriver_queue.COLLECTION))
-        assert units and all(unit["status"] == "completed" for unit in units)
-        assert [unit["error"] for unit in units if unit.get("error")] == []
+        assert fake.deriver.queued() == []
+        assert fake.deriver.failures() == []
+        for workspace in fake.store.rows("workspaces"):
+            status = fake.deriver.status(workspace["id"])
+            assert status["completed_work_units"] == status["total_work_units"] > 0
         for user in range(USERS):
             assert "topic" in manager.get_context(f"user-{user}")
         manager.close()
