@@ -15,11 +15,20 @@ FactKind = Literal["identity", "location", "work", "preference", "dislike", "pla
 
 MAX_OBJECT_WORDS = 12
 
+_ABBREVIATIONS = ("st", "dr", "mr", "ms", "mrs", "jr")
+# Sentence ends: punctuation not right after an abbreviation. Each branch starts with a
+# character class and the abbreviation checks look back from the first mark, so the
+# scanner skips ordinary characters instead of running six look-behinds at each one.
 _CLAUSE_SPLIT = re.compile(
-    r"(?<!\bst)(?<!\bdr)(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bjr)[.!?]+(?=\s|$)"
-    r"|[;\n]+|,?\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)",
+    r"[.!?]"
+    + "".join(rf"(?<!\b{abbreviation}[.!?])" for abbreviation in _ABBREVIATIONS)
+    + r"[.!?]*(?=\s|$)|[;\n]+|,?\s+(?:and|but)\s+(?=(?:i|i'm|my)\b)",
     re.IGNORECASE,
 )
+#: Every rule (and the bare-name rule) starts with "i", "my" or "call me": a clause can
+#: only match if it starts with one of these (``re.IGNORECASE`` also equates the dotted
+#: capital I and the dotless small i, U+0130 and U+0131, with "i").
+_RULE_INITIALS = frozenset("iImMcC\u0130\u0131")
 _FILLER = re.compile(
     r"^(?:and|but|so|also|well|actually|honestly|oh|btw|by the way|yeah|yes|no|hi|hello|hey)"
     r"\b[,!]?\s*",
@@ -128,6 +137,8 @@ def _clauses(text: str) -> list[str]:
 
 
 def _match(clause: str, peer: str) -> Fact | None:
+    if clause[0] not in _RULE_INITIALS:
+        return None
     name = _NAME.match(clause)
     if name:
         return _fact("identity", "{p}'s name is {x}", peer, name.group("x"), None)

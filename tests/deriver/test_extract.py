@@ -51,3 +51,18 @@ def test_predicate_drops_the_subject() -> None:
 def test_long_objects_are_cut_to_twelve_words() -> None:
     (fact,) = extract_facts("I like " + " ".join(f"w{n}" for n in range(20)), "x")
     assert fact.content == "x likes " + " ".join(f"w{n}" for n in range(12))
+
+
+def test_sentences_end_at_marks_not_after_abbreviations() -> None:
+    text = "I saw Dr. Who!? I live in St. Ives... Call me Al.I like tea; I hate Mr. Ed!!"
+    assert [fact.content for fact in extract_facts(text, "al")] == [
+        "al lives in St. Ives",
+        "al goes by Al.they like tea",  # no space after the mark: not a sentence end
+        "al hates Mr. Ed",
+    ]
+
+
+def test_a_dotted_or_dotless_i_starts_a_clause_like_i() -> None:
+    # re.IGNORECASE equates both with "i", so the quick first-letter check must too.
+    assert [fact.content for fact in extract_facts("\u0130 like tea", "x")] == ["x likes tea"]
+    assert [fact.content for fact in extract_facts("\u0131 like tea", "x")] == ["x likes tea"]
