@@ -12,10 +12,12 @@ import json
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
 from fake_honcho.schemas import default_schemas
+from fake_honcho.wire import JSONBody, plain
+from fake_honcho.wire import public as public
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -30,7 +32,7 @@ _FALSE = {"0", "off", "f", "false", "n", "no"}
 
 
 def fake_of(request: Request) -> FakeHoncho:
-    fake: FakeHoncho = request.app.state.fake
+    fake: FakeHoncho = request.scope["app"].fake  # fake_honcho.app.HonchoApp
     return fake
 
 
@@ -207,11 +209,6 @@ def query_bool(request: Request, name: str, default: bool) -> bool:
     )
 
 
-def public(row: dict[str, Any]) -> dict[str, Any]:
-    """A row without its internal (``_``-prefixed) keys."""
-    return {key: value for key, value in row.items() if not key.startswith("_")}
-
-
 def respond(
     request: Request,
     payload: Any,
@@ -220,10 +217,13 @@ def respond(
     schema: str | None = None,
     many: bool = False,
 ) -> Response:
-    """``payload`` as JSON; checked against ``schema`` first when the fake is strict."""
+    """``payload`` as JSON; checked against ``schema`` first when the fake is strict.
+
+    ``payload`` may hold stored rows as :class:`fake_honcho.wire.PublicRows`.
+    """
     if schema is not None and fake_of(request).strict:
-        default_schemas().check_response(schema, payload, many=many)
-    return JSONResponse(payload, status_code=status)
+        default_schemas().check_response(schema, plain(payload), many=many)
+    return JSONBody(payload, status_code=status)
 
 
 def no_content() -> Response:

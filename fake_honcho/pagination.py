@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from starlette.requests import Request
 
 from fake_honcho.endpoint import query_bool, query_int
-
-T = TypeVar("T")
+from fake_honcho.state import Row
+from fake_honcho.wire import PublicRows
 
 DEFAULT_SIZE = 50
 MAX_SIZE = 100
@@ -40,8 +40,19 @@ def page_params(request: Request, *, with_reverse: bool = True) -> PageParams:
     return PageParams(page=page, size=size, reverse=reverse)
 
 
-def page_of(rows: Sequence[T], params: PageParams, render: Callable[[T], Any]) -> dict[str, Any]:
-    """One page of ``rows`` (already filtered and in order; ``reverse`` applied here)."""
+def page_of(
+    rows: Sequence[Any],
+    params: PageParams,
+    render: Callable[[Any], Any] | None = None,
+    *,
+    fetch: Callable[[Any], Row] | None = None,
+) -> dict[str, Any]:
+    """One page of ``rows`` (already filtered and in order; ``reverse`` applied here).
+
+    Items are ``render(row)``; without ``render`` they are the stored rows themselves,
+    sent without internal keys (:class:`PublicRows`). ``fetch`` turns each row of the
+    page into its stored row first (a page of ids: only the page's rows are read).
+    """
     total = len(rows)
     start = params.offset
     if params.reverse:
@@ -51,8 +62,9 @@ def page_of(rows: Sequence[T], params: PageParams, render: Callable[[T], Any]) -
         window = [rows[i] for i in range(stop_index - 1, first - 1, -1)] if stop_index > 0 else []
     else:
         window = list(rows[start : start + params.size])
+    stored = window if fetch is None else [fetch(key) for key in window]
     return {
-        "items": [render(row) for row in window],
+        "items": PublicRows(stored) if render is None else [render(row) for row in stored],
         "total": total,
         "page": params.page,
         "size": params.size,

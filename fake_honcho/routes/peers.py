@@ -77,7 +77,7 @@ async def list_peers(request: Request) -> Response:
             for row in fake.store.rows("peers")
             if row["workspace_id"] == ws and (predicate is None or predicate(row))
         ]
-    return respond(request, page_of(rows, params, public), schema="Page_Peer_")
+    return respond(request, page_of(rows, params), schema="Page_Peer_")
 
 
 async def sessions_of_peer(request: Request) -> Response:
@@ -101,7 +101,7 @@ async def sessions_of_peer(request: Request) -> Response:
             and row["id"] in joined
             and (predicate is None or predicate(row))
         ]
-    return respond(request, page_of(rows, params, public), schema="Page_Session_")
+    return respond(request, page_of(rows, params), schema="Page_Session_")
 
 
 async def search(request: Request) -> Response:

@@ -107,7 +107,7 @@ async def list_sessions(request: Request) -> Response:
             and row["is_active"]
             and (predicate is None or predicate(row))
         ]
-    return respond(request, page_of(rows, params, public), schema="Page_Session_")
+    return respond(request, page_of(rows, params), schema="Page_Session_")
 
 
 async def update(request: Request) -> Response:
@@ -228,7 +228,7 @@ async def list_peers(request: Request) -> Response:
             for member in members(fake, ws, sid)
             if (peer := fake.store.get("peers", (ws, member["peer_id"]))) is not None
         ]
-    return respond(request, page_of(rows, params, public), schema="Page_Peer_")
+    return respond(request, page_of(rows, params), schema="Page_Peer_")
 
 
 async def get_peer_config(request: Request) -> Response:

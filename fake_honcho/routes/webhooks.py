@@ -68,7 +68,7 @@ async def list_webhooks(request: Request) -> Response:
     params = page_params(request, with_reverse=False)
     with fake.store.lock:
         rows = [row for key, row in fake.store.items("webhooks") if key[0] == ws]
-    return respond(request, page_of(rows, params, public), schema="Page_WebhookEndpoint_")
+    return respond(request, page_of(rows, params), schema="Page_WebhookEndpoint_")
 
 
 async def delete(request: Request) -> Response:

@@ -43,7 +43,7 @@ async def list_workspaces(request: Request) -> Response:
     predicate = compile_filter(body.get("filters"), WORKSPACE)
     with fake.store.lock:
         rows = [r for r in fake.store.rows("workspaces") if predicate is None or predicate(r)]
-    return respond(request, page_of(rows, params, public), schema="Page_Workspace_")
+    return respond(request, page_of(rows, params), schema="Page_Workspace_")
 
 
 async def update(request: Request) -> Response:

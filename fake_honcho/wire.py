@@ -1,0 +1,157 @@
+"""JSON response bodies, byte for byte as Starlette's ``JSONResponse`` renders them.
+
+Messages make up most of what the fake sends (a page of fifty is ~40 KB), so they
+get a renderer of their own. The generic route, copying each row without its
+internal keys and handing the lot to ``json``, pays for a dict per row and for
+``json``'s character-by-character escaping of every content string. Stored rows
+handed over as :class:`PublicRows` are instead rendered straight from the row: a
+message row fills a fixed template, and a string that needs no escaping (no quote,
+backslash or control character, which one ``bytes.translate`` finds out) is copied
+as its UTF-8 bytes. Any other row, or a message with a value of an unexpected type,
+is rendered the generic way, so the output never differs from ``JSONResponse``'s
+(``tests/fake/test_wire.py`` holds the two against each other on generated rows).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import Any, final, overload
+
+from starlette.responses import Response
+
+from fake_honcho.state import Row
+
+__all__ = ["JSONBody", "PublicRows", "dumps", "plain", "public"]
+
+# JSONResponse.render's options; one encoder, built once.
+_encode = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+).encode
+_escape = json.encoder.encode_basestring  # the string encoding _encode uses
+
+# Bytes a JSON string holds as they are: everything but '"', '\\' and controls (< 0x20).
+# UTF-8 encodes every character above U+007F with bytes >= 0x80, all of them kept.
+_VERBATIM = bytes(range(0x20, 0x100)).replace(b'"', b"").replace(b"\\", b"")
+
+MESSAGE_FIELDS = (
+    "id",
+    "content",
+    "peer_id",
+    "session_id",
+    "workspace_id",
+    "metadata",
+    "created_at",
+    "token_count",
+)
+_MESSAGE = (
+    b'{"id":%b,"content":%b,"peer_id":%b,"session_id":%b,"workspace_id":%b,'
+    b'"metadata":%b,"created_at":%b,"token_count":%b}'
+)
+
+
+def public(row: Row) -> Row:
+    """A row without its internal (``_``-prefixed) keys."""
+    return {key: value for key, value in row.items() if key[:1] != "_"}
+
+
+@final
+class PublicRows(Sequence[Row]):
+    """Stored rows to send without their internal keys, rendered from the rows themselves.
+
+    Use it as a response payload or as a value of a payload dict (a page's ``items``);
+    :func:`plain` turns it into the list of :func:`public` rows it stands for.
+    """
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.rows = list(rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Row]: ...
+    def __getitem__(self, index: int | slice) -> Row | Sequence[Row]:
+        return self.rows[index]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def __repr__(self) -> str:
+        return f"PublicRows({len(self.rows)} rows)"
+
+
+def plain(value: Any) -> Any:
+    """``value`` with each :class:`PublicRows` in it replaced by its list of public rows."""
+    if type(value) is PublicRows:
+        return [public(row) for row in value.rows]
+    if isinstance(value, dict) and _holds_rows(value):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+def _holds_rows(value: dict[Any, Any]) -> bool:
+    # Exact type checks: isinstance against an ABC subclass is several times slower.
+    return any(type(item) is PublicRows for item in value.values())
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as ``JSONResponse`` renders ``plain(value)``, without building that copy."""
+    if type(value) is PublicRows:
+        return b"[" + b",".join([_row(row) for row in value.rows]) + b"]"
+    if type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
+        members = [_escape(key).encode() + b":" + dumps(item) for key, item in value.items()]
+        return b"{" + b",".join(members) + b"}"
+    return _encode(value).encode()
+
+
+def _row(row: Row) -> bytes:
+    if _is_message_layout(tuple(row)):
+        rendered = _message(row)
+        if rendered is not None:
+            return rendered
+    return _encode(public(row)).encode()
+
+
+@lru_cache(maxsize=64)
+def _is_message_layout(keys: tuple[Any, ...]) -> bool:
+    """Whether a row with these keys, in this order, renders as :data:`_MESSAGE`."""
+    return keys[: len(MESSAGE_FIELDS)] == MESSAGE_FIELDS and all(
+        type(key) is str and key.startswith("_") for key in keys[len(MESSAGE_FIELDS) :]
+    )
+
+
+def _message(row: Row) -> bytes | None:
+    """A message row through the template; None if a value is not of the usual type."""
+    content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
+    if type(content) is not str or type(token_count) is not int:
+        return None
+    text = content.encode()
+    text = _escape(content).encode() if text.translate(None, _VERBATIM) else b'"' + text + b'"'
+    try:
+        return _MESSAGE % (
+            _escape(row["id"]).encode(),
+            text,
+            _escape(row["peer_id"]).encode(),
+            _escape(row["session_id"]).encode(),
+            _escape(row["workspace_id"]).encode(),
+            b"{}" if isinstance(metadata, dict) and not metadata else _encode(metadata).encode(),
+            _escape(row["created_at"]).encode(),
+            int.__repr__(token_count).encode(),
+        )
+    except TypeError:  # a value _escape refuses: not a string
+        return None
+
+
+class JSONBody(Response):
+    """``JSONResponse`` that renders with :func:`dumps` (so it also takes :class:`PublicRows`)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)
