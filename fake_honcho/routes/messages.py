@@ -188,13 +188,11 @@ async def list_messages(request: Request) -> Response:
     with fake.store.lock:
         ids = index.session_ids(ws, sid)
         if predicate is None:
-            ordered = list(ids)
             page = page_of(
-                ordered, params, lambda mid: public(fake.store.get("messages", mid) or {})
+                list(ids), params, fetch=lambda mid: fake.store.get("messages", mid) or {}
             )
         else:
-            rows = [row for row in index.rows(ids) if predicate(row)]
-            page = page_of(rows, params, public)
+            page = page_of([row for row in index.rows(ids) if predicate(row)], params)
     return respond(request, page, schema="Page_Message_")
 
 
