@@ -52,13 +52,24 @@ def collect_routes() -> list[BaseRoute]:
     return collected
 
 
-def build_app(fake: FakeHoncho) -> Starlette:
+class HonchoApp(Starlette):
+    """The fake's Starlette app: a :class:`DispatchRouter`, and the fake one attribute away.
+
+    Handlers reach the fake with ``fake_of(request)`` (``request.app.fake``);
+    ``request.app.state.fake`` is the same object.
+    """
+
+    def __init__(self, fake: FakeHoncho) -> None:
+        super().__init__(exception_handlers=dict(exception_handlers))
+        self.router = DispatchRouter(collect_routes())
+        self.fake = fake
+        self.state.fake = fake
+
+
+def build_app(fake: FakeHoncho) -> HonchoApp:
     """A Starlette app serving Honcho v3's routes over ``fake``'s state.
 
     Its router finds routes by a table lookup (``fake_honcho.routing``) instead of
     trying each route's regex in turn; everything else is Starlette's.
     """
-    app = Starlette(exception_handlers=dict(exception_handlers))
-    app.router = DispatchRouter(collect_routes())
-    app.state.fake = fake
-    return app
+    return HonchoApp(fake)
