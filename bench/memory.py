@@ -16,7 +16,7 @@ import tracemalloc
 from bench.corpus import conversation
 from bench.harness import Settings
 from bench.report import Table, fmt_bytes, fmt_ratio, verdict
-from bench.workload import WORKSPACE, new_fake, seed_messages, transport_client
+from bench.workload import WORKSPACE, check, new_fake, seed_messages, transport_client
 
 MAX_RATIO = 3.0
 
@@ -42,6 +42,8 @@ def run(settings: Settings) -> list[Table]:
         try:
             with transport_client(fake) as client:
                 seed_messages(client, WORKSPACE, contents)
+                # Writes leave indexing to the next query: one search bills the index too.
+                check(client.post(f"/v3/workspaces/{WORKSPACE}/search", json={"query": "tea"}))
             gc.collect()
             retained, peak = tracemalloc.get_traced_memory()
             # What the journal holds, as stored (large bodies are kept compressed):
@@ -72,10 +74,15 @@ def run(settings: Settings) -> list[Table]:
     row("retained after load", retained)
     row("  of which the request journal", journal)
     row("  the rest: rows, indexes, deriver queue", retained - journal)
-    row("peak while loading", peak, f"< {MAX_RATIO:.0f}x", peak / raw < MAX_RATIO)
+    # The target is set for 100,000 messages; at 5,000 the fixed cost of the search
+    # vocabulary dominates, so quick mode reports the figure without a verdict.
+    judged = None if settings.quick else peak / raw < MAX_RATIO
+    row("peak while loading", peak, f"< {MAX_RATIO:.0f}x at 100,000", judged)
     table.notes += [
         "tracemalloc peak of everything the fake allocates (rows, indexes, deriver queue, "
-        "request journal), loaded in batches of 100 through fake.transport(), deriver='manual'.",
+        "request journal), loaded in batches of 100 through fake.transport(), deriver='manual', "
+        "then one search (writes leave indexing to the next query, so the search index is "
+        "built and counted).",
         "The journal (fake.requests) keeps every request body by default; "
         "FakeHoncho(journal_limit=N) bounds it.",
     ]
