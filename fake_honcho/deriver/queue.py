@@ -174,7 +174,8 @@ class WorkQueue:
     def next_unit(self) -> Row | None:
         """The oldest unit not yet completed, as a unit row; None when there is none."""
         self._adopt_legacy()
-        return next(self._units_after(self._completed_through), None)
+        found = self._locate(self._completed_through + 1)
+        return None if found is None else _unit(*found)
 
     @contextmanager
     def running(self, unit: Row) -> Iterator[None]:
@@ -201,7 +202,7 @@ class WorkQueue:
 
     def _fold(self, first: int, batch: Row) -> None:
         """Move a fully completed batch into the completed counts and drop it."""
-        for tally, count in Counter(_batch_tallies(batch)).items():
+        for tally, count in _batch_tallies(batch).items():
             self._add_completed(batch["workspace_id"], tally, count)
         self.store.delete(COLLECTION, _number_key(first))
 
@@ -277,11 +278,38 @@ class WorkQueue:
 
     def _units_after(self, number: int) -> Iterator[Row]:
         """Units of live batches numbered above ``number``, in queue order."""
-        start = max(bisect.bisect_right(self._firsts, number) - 1, 0)
-        for first in self._firsts[start:]:
-            batch = self._batches[first]
-            for index in range(max(number + 1 - first, 0), len(batch["task_type"])):
+        for batch, first, indexes in self._spans(number):
+            for index in indexes:
                 yield _unit(batch, first, index)
+
+    def _locate(self, number: int) -> tuple[Row, int, int] | None:
+        """``(batch, first, index)`` of the live unit numbered ``number``, or else the next one."""
+        position = bisect.bisect_right(self._firsts, number) - 1
+        if position >= 0:
+            first = self._firsts[position]
+            batch = self._batches[first]
+            if number - first < len(batch["task_type"]):
+                return batch, first, number - first
+        if position + 1 < len(self._firsts):
+            first = self._firsts[position + 1]
+            return self._batches[first], first, 0
+        return None
+
+    def _spans(self, low: int, high: int | None = None) -> Iterator[tuple[Row, int, range]]:
+        """Live batches holding units numbered in ``(low, high]``, with those units' indexes."""
+        position = max(bisect.bisect_right(self._firsts, low) - 1, 0)
+        while position < len(self._firsts):
+            first = self._firsts[position]
+            if high is not None and first > high:
+                return
+            batch = self._batches[first]
+            size = len(batch["task_type"])
+            indexes = range(
+                max(low + 1 - first, 0), size if high is None else min(size, high + 1 - first)
+            )
+            if indexes:
+                yield batch, first, indexes
+            position += 1
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
         if collection == COLLECTION:
@@ -316,11 +344,10 @@ class WorkQueue:
         self._count_batch(first, batch, -1)
 
     def _count_batch(self, first: int, batch: Row, sign: int) -> None:
-        tallies = list(_batch_tallies(batch))
-        done = min(max(self._completed_through + 1 - first, 0), len(tallies))
-        for tally, count in Counter(tallies[:done]).items():
+        done = max(self._completed_through + 1 - first, 0)
+        for tally, count in _batch_tallies(batch, 0, done).items():
             self._count(batch["workspace_id"], tally, 0, sign * count)
-        for tally, count in Counter(tallies[done:]).items():
+        for tally, count in _batch_tallies(batch, done).items():
             self._count(batch["workspace_id"], tally, sign * count, 0)
 
     def _move_watermark(self, completed_through: int) -> None:
@@ -329,10 +356,12 @@ class WorkQueue:
             return
         low, high = sorted((self._completed_through, completed_through))
         sign = 1 if completed_through > self._completed_through else -1
-        for unit in self._units_after(low):
-            if unit["id"] > high:
-                break
-            self._count(unit["workspace_id"], _tally(unit), -sign, sign)
+        for batch, _first, indexes in self._spans(low, high):
+            session_id, session_uid = batch["session_id"], batch["session_uid"]
+            observers, observed = batch["observer"], batch["observed"]
+            for index in indexes:
+                tally = (session_id, session_uid, observers[index], observed[index])
+                self._count(batch["workspace_id"], tally, -sign, sign)
         self._completed_through = completed_through
 
     def _count(self, workspace_id: str, tally: Tally, pending: int, completed: int) -> None:
@@ -374,9 +403,8 @@ def _is_legacy(row: Row) -> bool:
 def _unit(batch: Row, first: int, index: int) -> Row:
     """One unit of a batch as a row: the shared fields, its columns, ``id`` and ``status``."""
     unit = {name: batch[name] for name in SHARED_FIELDS}
-    for name, column in batch.items():
-        if isinstance(column, list):
-            unit[name] = column[index]
+    for name in UNIT_COLUMNS + DREAM_COLUMNS if "dream_type" in batch else UNIT_COLUMNS:
+        unit[name] = batch[name][index]
     unit["id"] = first + index
     unit["status"] = "pending"
     return unit
@@ -387,10 +415,11 @@ def _tally(unit: Row) -> Tally:
     return (unit["session_id"], unit["session_uid"], unit["observer"], unit["observed"])
 
 
-def _batch_tallies(batch: Row) -> Iterator[Tally]:
+def _batch_tallies(batch: Row, start: int = 0, stop: int | None = None) -> Counter[Tally]:
+    """How many of the batch's units (those in ``[start:stop]``) fall under each tally."""
     session_id, session_uid = batch["session_id"], batch["session_uid"]
-    for observer, observed in zip(batch["observer"], batch["observed"], strict=True):
-        yield (session_id, session_uid, observer, observed)
+    pairs = zip(batch["observer"][start:stop], batch["observed"][start:stop], strict=True)
+    return Counter((session_id, session_uid, observer, observed) for observer, observed in pairs)
 
 
 class _Counts:
