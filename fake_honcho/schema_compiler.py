@@ -45,6 +45,10 @@ def _always(_: Any) -> bool:
     return True
 
 
+def _never(_: Any) -> bool:
+    return False
+
+
 def _is_integer(value: Any) -> bool:
     if isinstance(value, bool):
         return False
@@ -77,10 +81,23 @@ def json_equal(a: Any, b: Any) -> bool:
     return bool(a == b) and (_is_number(a) == _is_number(b))
 
 
+# Combinators chain two checks at a time: no generator per call.
 def _any_of(checks: list[Check]) -> Check:
+    if not checks:
+        return _never
     if len(checks) == 1:
         return checks[0]
-    return lambda value: any(check(value) for check in checks)
+    first, rest = checks[0], _any_of(checks[1:])
+    return lambda value: first(value) or rest(value)
+
+
+def _all_of(checks: list[Check]) -> Check:
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    first, rest = checks[0], _all_of(checks[1:])
+    return lambda value: first(value) and rest(value)
 
 
 def _one_of_values(options: list[Any]) -> Check:
@@ -107,7 +124,7 @@ class Compiler:
         if schema is True:
             return _always
         if schema is False:
-            return lambda _: False
+            return _never
         if not isinstance(schema, dict):
             raise ValueError(f"not a schema: {schema!r}")
         unknown = set(schema) - ANNOTATIONS - ASSERTIONS
@@ -130,11 +147,7 @@ class Compiler:
         checks.extend(self._object(schema, base))
         if "anyOf" in schema:
             checks.append(_any_of([self.compile(branch, base) for branch in schema["anyOf"]]))
-        if not checks:
-            return _always
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(check(v) for check in checks)
+        return _all_of(checks)
 
     def _reference(self, uri: str, target: Any) -> Check:
         """A ``$ref``, compiled on first use (so schemas may refer to each other in cycles)."""
@@ -148,17 +161,21 @@ class Compiler:
         return check
 
     def _string(self, schema: dict[str, Any]) -> list[Check]:
-        checks: list[Check] = []
-        if "minLength" in schema:
-            low = schema["minLength"]
-            checks.append(lambda v: not isinstance(v, str) or len(v) >= low)
-        if "maxLength" in schema:
-            high = schema["maxLength"]
-            checks.append(lambda v: not isinstance(v, str) or len(v) <= high)
-        if "pattern" in schema:
-            search = re.compile(schema["pattern"]).search
-            checks.append(lambda v: not isinstance(v, str) or search(v) is not None)
-        return checks
+        """minLength, maxLength and pattern as one check (they all pass non-strings)."""
+        if not {"minLength", "maxLength", "pattern"} & schema.keys():
+            return []
+        low = schema.get("minLength", 0)
+        high = schema.get("maxLength")
+        search = re.compile(schema["pattern"]).search if "pattern" in schema else None
+
+        def check(value: Any) -> bool:
+            if not isinstance(value, str):
+                return True
+            if len(value) < low or (high is not None and len(value) > high):
+                return False
+            return search is None or search(value) is not None
+
+        return [check]
 
     def _number(self, schema: dict[str, Any]) -> list[Check]:
         checks: list[Check] = []
@@ -180,14 +197,14 @@ class Compiler:
             checks.append(lambda v: not isinstance(v, list) or len(v) <= high)
         if "items" in schema:
             item = self.compile(schema["items"], base)
-            checks.append(lambda v: not isinstance(v, list) or all(item(x) for x in v))
+            checks.append(lambda v: not isinstance(v, list) or all(map(item, v)))
         return checks
 
     def _object(self, schema: dict[str, Any], base: str) -> list[Check]:
         checks: list[Check] = []
-        required = tuple(schema.get("required", ()))
+        required = frozenset(schema.get("required", ()))
         if required:
-            checks.append(lambda v: not isinstance(v, dict) or all(k in v for k in required))
+            checks.append(lambda v: not isinstance(v, dict) or required <= v.keys())
         properties = {
             name: self.compile(sub, base) for name, sub in schema.get("properties", {}).items()
         }
