@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
+from fake_honcho.journal import BODY_SCOPE_KEY
 from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
 from fake_honcho.wire import public as public
@@ -38,12 +39,17 @@ def fake_of(request: Request) -> FakeHoncho:
 
 async def read_json(request: Request, *, required: bool = True) -> Any:
     """The JSON body; ``None`` for an absent body when it is optional (list routes)."""
-    raw = await request.body()
+    raw = request.scope.get(BODY_SCOPE_KEY)  # buffered by the journal, when it is there
+    if raw is None:
+        raw = await request.body()
     if not raw:
         if required:
             raise missing_body()
         return None
     try:
+        if raw.isascii() and b"\x00" not in raw[:4]:
+            # What json.loads(raw) would detect and decode, minus its detection.
+            return json.loads(raw.decode("ascii"))
         return json.loads(raw)
     except json.JSONDecodeError as error:
         raise json_invalid(error) from None
@@ -84,6 +90,8 @@ def _lax_integers(schema: str, body: Any) -> Any:
     if not isinstance(body, dict):
         return body
     fields = default_schemas().integer_fields(schema)
+    if not fields:
+        return body
     coerced = {
         key: int(value)
         for key, value in body.items()

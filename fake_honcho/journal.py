@@ -3,7 +3,9 @@
 The journal middleware is the outermost layer of the fake's stack, so it also records
 requests that auth refused or that a fault rule answered. A middleware that injects a
 fault marks the request by setting ``scope[FAULT_SCOPE_KEY]`` to a short description;
-the journal copies it into the entry's ``fault`` field.
+the journal copies it into the entry's ``fault`` field. The journal buffers each body
+anyway, so it also leaves it under ``scope[BODY_SCOPE_KEY]``, where handlers read it
+(``fake_honcho.endpoint.read_json``) instead of streaming it a second time.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["FAULT_SCOPE_KEY", "Journal", "JournalEntry", "JournalMiddleware"]
+__all__ = ["BODY_SCOPE_KEY", "FAULT_SCOPE_KEY", "Journal", "JournalEntry", "JournalMiddleware"]
 
 FAULT_SCOPE_KEY = "fake_honcho.fault"
+BODY_SCOPE_KEY = "fake_honcho.body"
 
 
 class JournalEntry:
@@ -177,6 +180,8 @@ class JournalMiddleware:
             chunks.append(message.get("body", b""))
             more_body = message.get("more_body", False)
         body = b"".join(chunks)
+        if not disconnected:
+            scope[BODY_SCOPE_KEY] = body
         body_sent = False
         status: int | None = None
         recorded = False
