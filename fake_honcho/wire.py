@@ -15,7 +15,7 @@ is rendered the generic way, so the output never differs from ``JSONResponse``'s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, final, overload
 
@@ -25,11 +25,22 @@ from fake_honcho.state import Row
 
 __all__ = ["JSONBody", "PublicRows", "dumps", "plain", "public"]
 
-# JSONResponse.render's options; one encoder, built once.
-_encode = json.JSONEncoder(
-    ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-).encode
-_escape = json.encoder.encode_basestring  # the string encoding _encode uses
+# JSONResponse.render's options (ensure_ascii=False, allow_nan=False, compact), with
+# json's C encoder built once rather than per call, and without the circular-reference
+# bookkeeping: payloads are trees built from stored JSON rows.
+_STANDARD = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_escape = json.encoder.encode_basestring  # the string encoding those options use
+
+
+def _build_encoder() -> Callable[[Any], str]:
+    make = getattr(json.encoder, "c_make_encoder", None)  # the C accelerator, when built
+    if make is None:  # pragma: no cover - Pythons without json's C accelerator
+        return _STANDARD.encode
+    chunks = make(None, _STANDARD.default, _escape, None, ":", ",", False, False, False)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_encode = _build_encoder()
 
 # Bytes a JSON string holds as they are: everything but '"', '\\' and controls (< 0x20).
 # UTF-8 encodes every character above U+007F with bytes >= 0x80, all of them kept.
@@ -97,7 +108,7 @@ def plain(value: Any) -> Any:
 
 def _holds_rows(value: dict[Any, Any]) -> bool:
     # Exact type checks: isinstance against an ABC subclass is several times slower.
-    return any(type(item) is PublicRows for item in value.values())
+    return PublicRows in map(type, value.values())
 
 
 def dumps(value: Any) -> bytes:
@@ -149,9 +160,25 @@ def _message(row: Row) -> bytes | None:
 
 
 class JSONBody(Response):
-    """``JSONResponse`` that renders with :func:`dumps` (so it also takes :class:`PublicRows`)."""
+    """``JSONResponse`` that renders with :func:`dumps` (so it also takes :class:`PublicRows`).
+
+    Its headers are ``JSONResponse``'s, ``content-length`` then ``content-type``, set
+    directly rather than through ``Response.init_headers``' general case.
+    """
 
     media_type = "application/json"
 
+    def __init__(self, content: Any, status_code: int = 200) -> None:
+        if status_code < 200 or status_code in (204, 304):  # no content-length for these
+            super().__init__(content, status_code)
+            return
+        self.status_code = status_code
+        self.background = None
+        self.body = body = dumps(content)
+        self.raw_headers = [(b"content-length", b"%d" % len(body)), _JSON_CONTENT_TYPE]
+
     def render(self, content: Any) -> bytes:
         return dumps(content)
+
+
+_JSON_CONTENT_TYPE = (b"content-type", b"application/json")

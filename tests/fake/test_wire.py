@@ -19,7 +19,11 @@ TEXT = st.text(
     max_size=80,
 )
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
 )
@@ -104,3 +108,12 @@ def test_json_body_is_a_json_response_with_the_same_headers() -> None:
     assert body.body == expected.body
     assert body.raw_headers == expected.raw_headers
     assert body.status_code == 201
+    for status in (101, 204, 304):  # statuses that carry no content-length
+        assert JSONBody(None, status).raw_headers == JSONResponse(None, status).raw_headers
+
+
+def test_a_circular_payload_still_fails() -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    with pytest.raises((ValueError, RecursionError)):
+        dumps(loop)
