@@ -210,9 +210,8 @@ class SyncASGITransport(httpx.BaseTransport):
         return exchange.response(request)
 
     def _run(self, coro: Coroutine[Any, Any, None]) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        # _get_running_loop: get_running_loop() without raising (and catching) an error.
+        if asyncio.events._get_running_loop() is None:
             _step_on_this_thread(coro, _thread_loop())
             return
         self._background_loop().run(coro)
