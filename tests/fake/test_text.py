@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho.text import (
-    _LONG_LETTERS,
     _PRETOKEN,
     has_special_chars,
     ilike,
@@ -61,8 +60,13 @@ def test_ilike_wildcards_and_case() -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
 def test_ascii_fast_path_counts_like_the_unicode_rules(text: str) -> None:
-    """ASCII text takes a faster path; it must count exactly as the general rules do."""
-    general = len(_PRETOKEN.findall(text)) + sum(
-        (len(run) - 1) // 8 for run in _LONG_LETTERS.findall(text)
-    )
-    assert token_count(text) == general
+    """ASCII text takes a faster pattern; it must count exactly as the general one does."""
+    assert token_count(text) == len(_PRETOKEN.findall(text))
+
+
+@pytest.mark.parametrize(
+    ("word", "tokens"), [("abcdefgh", 1), ("abcdefghi", 2), ("a" * 16, 2), ("a" * 17, 3)]
+)
+def test_long_letter_runs_cost_a_token_per_started_eight_letters(word: str, tokens: int) -> None:
+    assert token_count(word) == tokens
+    assert token_count(f"say {word}") == tokens + 1
