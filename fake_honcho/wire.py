@@ -5,9 +5,10 @@ get a renderer of their own. The generic route, copying each row without its
 internal keys and handing the lot to ``json``, pays for a dict per row and for
 ``json``'s character-by-character escaping of every content string. Stored rows
 handed over as :class:`PublicRows` are instead rendered straight from the row: a
-message row fills a fixed template, and a string that needs no escaping (no quote,
-backslash or control character, which one ``bytes.translate`` finds out) is copied
-as its UTF-8 bytes. Any other row, or a message with a value of an unexpected type,
+message row's fields go into a fixed layout, a content string that needs no escaping
+(no quote, backslash or control character, which one ``bytes.translate`` finds out)
+is taken as its UTF-8 bytes, and all the pieces are joined once, so the content is
+copied twice in all. Any other row, or a message with a value of an unexpected type,
 is rendered the generic way, so the output never differs from ``JSONResponse``'s
 (``tests/fake/test_wire.py`` holds the two against each other on generated rows).
 """
@@ -55,10 +56,6 @@ MESSAGE_FIELDS = (
     "metadata",
     "created_at",
     "token_count",
-)
-_MESSAGE = (
-    b'{"id":%b,"content":%b,"peer_id":%b,"session_id":%b,"workspace_id":%b,'
-    b'"metadata":%b,"created_at":%b,"token_count":%b}'
 )
 
 
@@ -113,50 +110,79 @@ def _holds_rows(value: dict[Any, Any]) -> bool:
 
 def dumps(value: Any) -> bytes:
     """``value`` as ``JSONResponse`` renders ``plain(value)``, without building that copy."""
+    parts: list[bytes] = []
+    _write(value, parts)
+    return b"".join(parts)
+
+
+def _write(value: Any, parts: list[bytes]) -> None:
+    """Append ``value``'s JSON to ``parts``: one join at the end copies content once."""
     if type(value) is PublicRows:
-        return b"[" + b",".join([_row(row) for row in value.rows]) + b"]"
-    if type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
-        members = [_escape(key).encode() + b":" + dumps(item) for key, item in value.items()]
-        return b"{" + b",".join(members) + b"}"
-    return _encode(value).encode()
+        _write_rows(value.rows, parts)
+    elif type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
+        separator = b"{"
+        for key, item in value.items():
+            parts.append(separator + _escape(key).encode() + b":")
+            _write(item, parts)
+            separator = b","
+        parts.append(b"}")
+    else:
+        parts.append(_encode(value).encode())
 
 
-def _row(row: Row) -> bytes:
-    if _is_message_layout(tuple(row)):
-        rendered = _message(row)
-        if rendered is not None:
-            return rendered
-    return _encode(public(row)).encode()
+def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
+    if not rows:
+        parts.append(b"[]")
+        return
+    repeated: dict[Any, bytes] = {}  # peer, session and workspace ids recur row after row
+    separator = b"["
+    for row in rows:
+        if not (_is_message_layout(tuple(row)) and _write_message(row, separator, parts, repeated)):
+            parts.append(separator + _encode(public(row)).encode())
+        separator = b","
+    parts.append(b"]")
 
 
 @lru_cache(maxsize=64)
 def _is_message_layout(keys: tuple[Any, ...]) -> bool:
-    """Whether a row with these keys, in this order, renders as :data:`_MESSAGE`."""
+    """Whether a row with these keys, in this order, renders as :data:`MESSAGE_FIELDS`."""
     return keys[: len(MESSAGE_FIELDS)] == MESSAGE_FIELDS and all(
         type(key) is str and key.startswith("_") for key in keys[len(MESSAGE_FIELDS) :]
     )
 
 
-def _message(row: Row) -> bytes | None:
-    """A message row through the template; None if a value is not of the usual type."""
+def _write_message(
+    row: Row, separator: bytes, parts: list[bytes], repeated: dict[Any, bytes]
+) -> bool:
+    """Append a message row's JSON; False (nothing appended) if a value has another type."""
     content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
     if type(content) is not str or type(token_count) is not int:
-        return None
+        return False
     text = content.encode()
-    text = _escape(content).encode() if text.translate(None, _VERBATIM) else b'"' + text + b'"'
+    quoted = (_escape(content).encode(),) if text.translate(None, _VERBATIM) else (b'"', text, b'"')
     try:
-        return _MESSAGE % (
-            _escape(row["id"]).encode(),
-            text,
-            _escape(row["peer_id"]).encode(),
-            _escape(row["session_id"]).encode(),
-            _escape(row["workspace_id"]).encode(),
+        peer, session, workspace = row["peer_id"], row["session_id"], row["workspace_id"]
+        fields = (
+            b'"peer_id":',
+            repeated.get(peer) or repeated.setdefault(peer, _escape(peer).encode()),
+            b',"session_id":',
+            repeated.get(session) or repeated.setdefault(session, _escape(session).encode()),
+            b',"workspace_id":',
+            repeated.get(workspace) or repeated.setdefault(workspace, _escape(workspace).encode()),
+            b',"metadata":',
             b"{}" if isinstance(metadata, dict) and not metadata else _encode(metadata).encode(),
+            b',"created_at":',
             _escape(row["created_at"]).encode(),
-            int.__repr__(token_count).encode(),
+            b',"token_count":%d}' % token_count,
         )
-    except TypeError:  # a value _escape refuses: not a string
-        return None
+        head = (separator, b'{"id":', _escape(row["id"]).encode(), b',"content":')
+    except TypeError:  # _escape refuses a value that is not a string; json refuses others
+        return False
+    parts += head
+    parts += quoted
+    parts.append(b",")
+    parts += fields
+    return True
 
 
 class JSONBody(Response):
