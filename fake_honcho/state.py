@@ -10,7 +10,7 @@ asyncio objects: several event loops and threads may share one fake.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 Key = str | tuple[str, ...]
@@ -49,6 +49,11 @@ class Store:
 
     def get(self, collection: str, key: Key) -> Row | None:
         return self._collections.get(collection, {}).get(key)
+
+    def get_many(self, collection: str, keys: Iterable[Key]) -> list[Row | None]:
+        """``[get(collection, key) for key in keys]`` in one call (a page of rows)."""
+        table = self._collections.get(collection, {})
+        return [table.get(key) for key in keys]
 
     def rows(self, collection: str) -> Iterator[Row]:
         """Rows of ``collection`` in insertion order, as a snapshot (the store may change)."""
