@@ -45,13 +45,13 @@ def page_of(
     params: PageParams,
     render: Callable[[Any], Any] | None = None,
     *,
-    fetch: Callable[[Any], Row] | None = None,
+    fetch: Callable[[list[Any]], list[Row]] | None = None,
 ) -> dict[str, Any]:
     """One page of ``rows`` (already filtered and in order; ``reverse`` applied here).
 
     Items are ``render(row)``; without ``render`` they are the stored rows themselves,
-    sent without internal keys (:class:`PublicRows`). ``fetch`` turns each row of the
-    page into its stored row first (a page of ids: only the page's rows are read).
+    sent without internal keys (:class:`PublicRows`). ``fetch`` turns the page's rows
+    into stored rows first (a page of ids: only the page's rows are read).
     """
     total = len(rows)
     start = params.offset
@@ -62,7 +62,7 @@ def page_of(
         window = [rows[i] for i in range(stop_index - 1, first - 1, -1)] if stop_index > 0 else []
     else:
         window = list(rows[start : start + params.size])
-    stored = window if fetch is None else [fetch(key) for key in window]
+    stored = window if fetch is None else fetch(window)
     return {
         "items": PublicRows(stored) if render is None else [render(row) for row in stored],
         "total": total,

@@ -189,7 +189,9 @@ async def list_messages(request: Request) -> Response:
         ids = index.session_ids(ws, sid)
         if predicate is None:
             page = page_of(
-                list(ids), params, fetch=lambda mid: fake.store.get("messages", mid) or {}
+                list(ids),
+                params,
+                fetch=lambda window: [row or {} for row in fake.store.get_many("messages", window)],
             )
         else:
             page = page_of([row for row in index.rows(ids) if predicate(row)], params)
