@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
 from typing import Any, final, overload
 
 from starlette.responses import Response
@@ -137,18 +136,29 @@ def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
     repeated: dict[Any, bytes] = {}  # peer, session and workspace ids recur row after row
     separator = b"["
     for row in rows:
-        if not (_is_message_layout(tuple(row)) and _write_message(row, separator, parts, repeated)):
+        keys = tuple(row)
+        is_message = _layouts.get(keys)
+        if is_message is None:
+            is_message = _learn_layout(keys)
+        if not (is_message and _write_message(row, separator, parts, repeated)):
             parts.append(separator + _encode(public(row)).encode())
         separator = b","
     parts.append(b"]")
 
 
-@lru_cache(maxsize=64)
-def _is_message_layout(keys: tuple[Any, ...]) -> bool:
+_layouts: dict[tuple[Any, ...], bool] = {}
+"""Row key sequences seen, and whether they are a message's (a handful in practice)."""
+
+
+def _learn_layout(keys: tuple[Any, ...]) -> bool:
     """Whether a row with these keys, in this order, renders as :data:`MESSAGE_FIELDS`."""
-    return keys[: len(MESSAGE_FIELDS)] == MESSAGE_FIELDS and all(
-        type(key) is str and key.startswith("_") for key in keys[len(MESSAGE_FIELDS) :]
+    fields = len(MESSAGE_FIELDS)
+    is_message = keys[:fields] == MESSAGE_FIELDS and all(
+        type(key) is str and key.startswith("_") for key in keys[fields:]
     )
+    if len(_layouts) < 64:
+        _layouts[keys] = is_message
+    return is_message
 
 
 def _write_message(
@@ -158,8 +168,6 @@ def _write_message(
     content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
     if type(content) is not str or type(token_count) is not int:
         return False
-    text = content.encode()
-    quoted = (_escape(content).encode(),) if text.translate(None, _VERBATIM) else (b'"', text, b'"')
     try:
         peer, session, workspace = row["peer_id"], row["session_id"], row["workspace_id"]
         fields = (
@@ -175,14 +183,44 @@ def _write_message(
             _escape(row["created_at"]).encode(),
             b',"token_count":%d}' % token_count,
         )
-        head = (separator, b'{"id":', _escape(row["id"]).encode(), b',"content":')
+        head = (separator, b'{"id":', _escape(row["id"]).encode(), b',"content":"')
     except TypeError:  # _escape refuses a value that is not a string; json refuses others
         return False
     parts += head
-    parts += quoted
-    parts.append(b",")
+    parts.append(_escaped(content.encode()))
+    parts.append(b'",')
     parts += fields
     return True
+
+
+def _escaped(text: bytes) -> bytes:
+    """UTF-8 text with JSON's escapes, as ``_escape`` writes them (no quotes around).
+
+    Only ASCII bytes ever need escaping, and no byte of a multi-byte UTF-8 character
+    is ASCII, so each special byte present is replaced on its own (backslashes first,
+    as the other escapes add some).
+    """
+    specials = text.translate(None, _VERBATIM)
+    if not specials:
+        return text
+    found = set(specials)
+    if _BACKSLASH in found:
+        text = text.replace(b"\\", b"\\\\")
+        found.discard(_BACKSLASH)
+    for byte in found:
+        text = text.replace(bytes((byte,)), _ESCAPES[byte])
+    return text
+
+
+_BACKSLASH = ord("\\")
+_ESCAPES = {byte: b"\\u%04x" % byte for byte in range(0x20)} | {
+    ord('"'): b'\\"',
+    ord("\b"): b"\\b",
+    ord("\f"): b"\\f",
+    ord("\n"): b"\\n",
+    ord("\r"): b"\\r",
+    ord("\t"): b"\\t",
+}
 
 
 class JSONBody(Response):

@@ -28,6 +28,8 @@ JSON = st.recursive(
     max_leaves=8,
 )
 
+RARELY = st.sampled_from([False, False, False, True])
+
 
 def reference(value: Any) -> bytes:
     return bytes(JSONResponse(value).body)
@@ -39,12 +41,12 @@ def message_rows(draw: st.DrawFn) -> dict[str, Any]:
     row: dict[str, Any] = {name: draw(TEXT) for name in MESSAGE_FIELDS}
     row["metadata"] = draw(st.just({}) | st.dictionaries(TEXT, JSON, max_size=3) | JSON)
     row["token_count"] = draw(st.integers(0, 10**6) | JSON)
-    if draw(st.booleans()):
+    if draw(RARELY):
         row[draw(st.sampled_from(MESSAGE_FIELDS[:5]))] = draw(JSON)
     row["_seq"] = draw(st.integers())
     if draw(st.booleans()):
         row["_configuration"] = draw(JSON)
-    if draw(st.booleans()):
+    if draw(RARELY):
         row[draw(TEXT)] = draw(JSON)  # a key the template does not know, anywhere
     return row
 
@@ -83,6 +85,20 @@ def test_a_real_message_row_takes_the_template_and_drops_internal_keys() -> None
     assert body == reference([public(row)])
     assert b"_seq" not in body
     assert "Café 😀".encode() in body  # UTF-8, not \\u escapes
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "".join(map(chr, range(0x80))) + "é😀\u2028",
+        'a "quoted" \\"escaped\\" back\\slash\\\\ \\u0041 line\nbreak\r\ttab\x00\x1f\x7f',
+        "\\" * 5 + '"' * 3,
+    ],
+)
+def test_special_characters_in_content_are_escaped_as_json_escapes_them(content: str) -> None:
+    row = dict.fromkeys(MESSAGE_FIELDS, "x") | {"metadata": {}, "token_count": 3, "_seq": 1}
+    row["content"] = content
+    assert dumps(PublicRows([row])) == reference([public(row)])
 
 
 def test_a_lone_surrogate_fails_as_it_does_in_jsonresponse() -> None:
