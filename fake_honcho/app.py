@@ -25,11 +25,14 @@ import pkgutil
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp
 
 from fake_honcho import routes as routes_package
 from fake_honcho.errors import exception_handlers
-from fake_honcho.routing import DispatchRouter
+from fake_honcho.routing import DispatchRouter, RoutedShortcut
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -59,11 +62,34 @@ class HonchoApp(Starlette):
     ``request.app.state.fake`` is the same object.
     """
 
+    router: DispatchRouter
+
     def __init__(self, fake: FakeHoncho) -> None:
         super().__init__(exception_handlers=dict(exception_handlers))
         self.router = DispatchRouter(collect_routes())
         self.fake = fake
         self.state.fake = fake
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """Starlette's stack, with :class:`RoutedShortcut` under its error middleware.
+
+        Installed only when the stack has the shape and handler tables it is known
+        to have (``ServerErrorMiddleware`` around ``ExceptionMiddleware``).
+        """
+        stack = super().build_middleware_stack()
+        inner = getattr(stack, "app", None)
+        handlers = (
+            getattr(inner, "_exception_handlers", None),
+            getattr(inner, "_status_handlers", None),
+        )
+        if (
+            isinstance(stack, ServerErrorMiddleware)
+            and isinstance(inner, ExceptionMiddleware)
+            and isinstance(handlers[0], dict)
+            and isinstance(handlers[1], dict)
+        ):
+            stack.app = RoutedShortcut(inner, self.router, handlers)
+        return stack
 
 
 def build_app(fake: FakeHoncho) -> HonchoApp:

@@ -17,9 +17,9 @@ from operator import itemgetter
 from typing import Any
 
 from starlette.routing import BaseRoute, Route, Router
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["DispatchRouter"]
+__all__ = ["DispatchRouter", "RoutedShortcut"]
 
 Table = dict[tuple[str, int], list["_Shape"]]
 
@@ -106,13 +106,16 @@ class DispatchRouter(Router):
                 return shape.route, params
         return None
 
-    async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = None
-        if scope["type"] == "http" and not scope.get("root_path"):
-            found = self.lookup(scope["method"], scope["path"])
-        if found is None:
-            await super().app(scope, receive, send)
-            return
+    def match(self, scope: Scope) -> tuple[Route, dict[str, str]] | None:
+        """:meth:`lookup` for an HTTP scope the table can answer, else None."""
+        if scope["type"] != "http" or scope.get("root_path"):
+            return None
+        return self.lookup(scope["method"], scope["path"])
+
+    async def handle_match(
+        self, found: tuple[Route, dict[str, str]], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Hand the request to the matched route, with the scope Starlette's router sets."""
         route, params = found
         if "router" not in scope:
             scope["router"] = self
@@ -121,3 +124,34 @@ class DispatchRouter(Router):
         inherited = scope.get("path_params")
         scope["path_params"] = {**inherited, **params} if inherited else params
         await route.handle(scope, receive, send)
+
+    async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = self.match(scope)
+        if found is None:
+            await super().app(scope, receive, send)
+        else:
+            await self.handle_match(found, scope, receive, send)
+
+
+class RoutedShortcut:
+    """Takes a request the router's table matches past Starlette's ``ExceptionMiddleware``.
+
+    On that path the middleware's only effect is to put its handlers in the scope
+    (``request_response`` around each route catches the route's exceptions with
+    them, and re-raises what they do not handle, which the middleware would re-raise
+    too); this layer does just that, then calls the route. Every other request goes
+    through the middleware and Starlette's router unchanged.
+    """
+
+    def __init__(self, app: ASGIApp, router: DispatchRouter, handlers: tuple[Any, Any]) -> None:
+        self.app = app
+        self.router = router
+        self.handlers = handlers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = self.router.match(scope)
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        scope["starlette.exception_handlers"] = self.handlers
+        await self.router.handle_match(found, scope, receive, send)

@@ -7,10 +7,15 @@ import re
 
 import httpx
 import pytest
+from starlette.exceptions import HTTPException
+from starlette.middleware.errors import ServerErrorMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Match, Route, Router
 
 from fake_honcho import FakeHoncho
-from fake_honcho.routing import DispatchRouter
+from fake_honcho.errors import HonchoError
+from fake_honcho.routing import DispatchRouter, RoutedShortcut
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
@@ -87,3 +92,37 @@ def test_path_parameters_reach_the_handler_and_misses_keep_starlettes_answers() 
         unknown = client.post("/v3/workspaces/w1/nothing")
         assert unknown.status_code == 404
         assert unknown.json() == {"detail": "Not Found"}
+
+
+def test_matched_requests_skip_the_exception_middleware_but_keep_its_handling() -> None:
+    async def honcho_error(request: Request) -> Response:
+        raise HonchoError(409, "taken")
+
+    async def http_error(request: Request) -> Response:
+        raise HTTPException(418, "teapot")
+
+    async def bug(request: Request) -> Response:
+        raise RuntimeError("a bug in the fake")
+
+    with FakeHoncho() as fake:
+        fake.core_app.router.routes += [
+            Route("/_test/honcho", honcho_error, methods=["GET"]),
+            Route("/_test/http", http_error, methods=["GET"]),
+            Route("/_test/bug", bug, methods=["GET"]),
+        ]
+        lenient = httpx.Client(
+            transport=fake.transport(raise_app_exceptions=False), base_url="http://fake"
+        )
+        strict = httpx.Client(transport=fake.transport(), base_url="http://fake")
+        with lenient, strict:
+            answer = lenient.get("/_test/honcho")
+            assert (answer.status_code, answer.json()) == (409, {"detail": "taken"})
+            answer = lenient.get("/_test/http")
+            assert (answer.status_code, answer.json()) == (418, {"detail": "teapot"})
+            answer = lenient.get("/_test/bug")
+            assert answer.status_code == 500
+            assert answer.json() == {"detail": "An unexpected error occurred"}
+            with pytest.raises(RuntimeError, match="a bug in the fake"):
+                strict.get("/_test/bug")
+        assert isinstance(fake.core_app.middleware_stack, ServerErrorMiddleware)
+        assert isinstance(fake.core_app.middleware_stack.app, RoutedShortcut)
