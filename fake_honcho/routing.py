@@ -70,8 +70,9 @@ def _segments(route: BaseRoute) -> list[str] | None:
 class DispatchRouter(Router):
     """A ``Router`` that finds a fully matching route by a table lookup (see module doc).
 
-    The table is built from ``routes`` on first use. If any route cannot be indexed
-    (a mount, a typed parameter, no methods), every request goes to Starlette's scan.
+    The table is built from ``routes`` on first use (a route appended later is still
+    found, by the scan a miss falls back to). If any route cannot be indexed (a
+    mount, a typed parameter, no methods), every request goes to Starlette's scan.
     """
 
     def __init__(self, routes: Sequence[BaseRoute] | None = None) -> None:
