@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from starlette.requests import Request
@@ -61,7 +62,8 @@ def page_of(
         first = max(stop_index - params.size, 0)
         window = [rows[i] for i in range(stop_index - 1, first - 1, -1)] if stop_index > 0 else []
     else:
-        window = list(rows[start : start + params.size])
+        # islice, not a slice: a deque of ids (the message index) pages without a copy.
+        window = list(islice(rows, start, start + params.size))
     stored = window if fetch is None else fetch(window)
     return {
         "items": PublicRows(stored) if render is None else [render(row) for row in stored],

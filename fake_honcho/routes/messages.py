@@ -189,7 +189,7 @@ async def list_messages(request: Request) -> Response:
         ids = index.session_ids(ws, sid)
         if predicate is None:
             page = page_of(
-                list(ids),
+                ids,
                 params,
                 fetch=lambda window: [row or {} for row in fake.store.get_many("messages", window)],
             )
