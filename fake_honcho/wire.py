@@ -133,7 +133,8 @@ def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
     if not rows:
         parts.append(b"[]")
         return
-    repeated: dict[Any, bytes] = {}  # peer, session and workspace ids recur row after row
+    # Peer, session and workspace ids and batch timestamps recur row after row.
+    repeated: dict[Any, bytes] = {}
     separator = b"["
     for row in rows:
         keys = tuple(row)
@@ -170,6 +171,7 @@ def _write_message(
         return False
     try:
         peer, session, workspace = row["peer_id"], row["session_id"], row["workspace_id"]
+        created = row["created_at"]  # one stamp for every message of a batch
         fields = (
             b'"peer_id":',
             repeated.get(peer) or repeated.setdefault(peer, _escape(peer).encode()),
@@ -180,7 +182,7 @@ def _write_message(
             b',"metadata":',
             b"{}" if isinstance(metadata, dict) and not metadata else _encode(metadata).encode(),
             b',"created_at":',
-            _escape(row["created_at"]).encode(),
+            repeated.get(created) or repeated.setdefault(created, _escape(created).encode()),
             b',"token_count":%d}' % token_count,
         )
         head = (separator, b'{"id":', _escape(row["id"]).encode(), b',"content":"')
