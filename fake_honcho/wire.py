@@ -133,8 +133,7 @@ def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
     if not rows:
         parts.append(b"[]")
         return
-    # Peer, session and workspace ids and batch timestamps recur row after row.
-    repeated: dict[Any, bytes] = {}
+    repeated: dict[Any, bytes] = {}  # rendered parts that recur row after row
     separator = b"["
     for row in rows:
         keys = tuple(row)
@@ -169,29 +168,27 @@ def _write_message(
     content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
     if type(content) is not str or type(token_count) is not int:
         return False
+    # Messages of one batch share author, session, workspace and timestamp, and most
+    # carry no metadata: that middle part of the row is rendered once per page.
+    shared = (row["peer_id"], row["session_id"], row["workspace_id"], row["created_at"])
+    plain_row = not metadata and isinstance(metadata, dict)
     try:
-        peer, session, workspace = row["peer_id"], row["session_id"], row["workspace_id"]
-        created = row["created_at"]  # one stamp for every message of a batch
-        fields = (
-            b'"peer_id":',
-            repeated.get(peer) or repeated.setdefault(peer, _escape(peer).encode()),
-            b',"session_id":',
-            repeated.get(session) or repeated.setdefault(session, _escape(session).encode()),
-            b',"workspace_id":',
-            repeated.get(workspace) or repeated.setdefault(workspace, _escape(workspace).encode()),
-            b',"metadata":',
-            b"{}" if isinstance(metadata, dict) and not metadata else _encode(metadata).encode(),
-            b',"created_at":',
-            repeated.get(created) or repeated.setdefault(created, _escape(created).encode()),
-            b',"token_count":%d}' % token_count,
-        )
-        head = (separator, b'{"id":', _escape(row["id"]).encode(), b',"content":"')
-    except TypeError:  # _escape refuses a value that is not a string; json refuses others
+        middle = repeated.get(shared) if plain_row else None
+        if middle is None:
+            peer, session, workspace, created = shared
+            middle = b'",%b%b,"metadata":%b,"created_at":%b,"token_count":' % (
+                b'"peer_id":' + _escape(peer).encode(),
+                b',"session_id":%b,"workspace_id":%b'
+                % (_escape(session).encode(), _escape(workspace).encode()),
+                _encode(metadata).encode(),
+                _escape(created).encode(),
+            )
+            if plain_row:
+                repeated[shared] = middle
+        head = b'%b{"id":%b,"content":"' % (separator, _escape(row["id"]).encode())
+    except TypeError:  # an unhashable or non-string id; json refuses other values
         return False
-    parts += head
-    parts.append(_escaped(content.encode()))
-    parts.append(b'",')
-    parts += fields
+    parts += (head, _escaped(content.encode()), middle, b"%d}" % token_count)
     return True
 
 
