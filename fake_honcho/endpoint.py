@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
-from fake_honcho.journal import BODY_SCOPE_KEY
+from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
 from fake_honcho.wire import public as public
@@ -49,14 +49,17 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     try:
         if raw.isascii() and b"\x00" not in raw[:4]:
             # What json.loads(raw) would detect and decode, minus its detection.
-            return json.loads(raw.decode("ascii"))
-        return json.loads(raw)
+            value = json.loads(raw.decode("ascii"))
+        else:
+            value = json.loads(raw)
     except json.JSONDecodeError as error:
         raise json_invalid(error) from None
     except UnicodeDecodeError:
         raise invalid(
             "json_invalid", ("body", 0), "JSON decode error", {}, {"error": "Invalid UTF-8"}
         ) from None
+    request.scope[JSON_SCOPE_KEY] = value  # the journal keeps long strings by reference
+    return value
 
 
 async def read_body(

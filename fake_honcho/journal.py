@@ -19,10 +19,20 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BODY_SCOPE_KEY", "FAULT_SCOPE_KEY", "Journal", "JournalEntry", "JournalMiddleware"]
+_escape = json.encoder.encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
+
+__all__ = [
+    "BODY_SCOPE_KEY",
+    "FAULT_SCOPE_KEY",
+    "JSON_SCOPE_KEY",
+    "Journal",
+    "JournalEntry",
+    "JournalMiddleware",
+]
 
 FAULT_SCOPE_KEY = "fake_honcho.fault"
 BODY_SCOPE_KEY = "fake_honcho.body"
+JSON_SCOPE_KEY = "fake_honcho.json"  # the body as a handler decoded it, when one did
 
 
 class JournalEntry:
@@ -30,9 +40,10 @@ class JournalEntry:
 
     ``status`` is None when no response was sent (e.g. a fault dropped the connection);
     ``json`` is the decoded request body, or None when the body is empty or not JSON
-    (``body`` keeps the raw bytes, e.g. of a multipart upload). Large bodies are kept
-    zlib-compressed, so the journal of a fake holding many messages does not double
-    the memory their content takes.
+    (``body`` keeps the raw bytes, e.g. of a multipart upload). A large body does not
+    double the memory its content takes: long strings a handler decoded from it (and
+    usually stored, such as message content) are kept by reference in place of their
+    bytes, and any other large body is kept zlib-compressed.
     """
 
     __slots__ = ("_packed", "fault", "method", "path", "query_string", "status")
@@ -45,11 +56,12 @@ class JournalEntry:
         body: bytes,
         status: int | None,
         fault: str | None = None,
+        decoded: Any = None,
     ) -> None:
         self.method = method
         self.path = path
         self.query_string = query_string
-        self._packed = _pack(body)
+        self._packed = _pack(body, decoded)
         self.status = status
         self.fault = fault
 
@@ -57,7 +69,11 @@ class JournalEntry:
     def body(self) -> bytes:
         """The raw request body."""
         packed = self._packed
-        return packed if isinstance(packed, bytes) else zlib.decompress(packed.data)
+        if isinstance(packed, bytes):
+            return packed
+        if isinstance(packed, _Spliced):
+            return packed.join()
+        return zlib.decompress(packed.data)
 
     @property
     def query(self) -> dict[str, str | list[str]]:
@@ -96,14 +112,73 @@ class _Compressed:
         self.data = data
 
 
+class _Spliced:
+    """A body as its bytes, with long JSON strings held as the decoded ``str`` objects.
+
+    Each ``str`` piece stands for exactly its JSON encoding (quotes included), which
+    the body held at that place: joining the pieces gives the body back byte for byte.
+    """
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: tuple[bytes | str, ...]) -> None:
+        self.pieces = pieces
+
+    def join(self) -> bytes:
+        return b"".join(
+            piece if isinstance(piece, bytes) else _escape(piece).encode() for piece in self.pieces
+        )
+
+
 COMPRESS_FROM = 1024  # bytes; below this, compression saves little and costs a call
+SPLICE_FROM = 64  # characters; a shorter string is cheaper kept as bytes
 
 
-def _pack(body: bytes) -> bytes | _Compressed:
+def _pack(body: bytes, decoded: Any = None) -> bytes | _Compressed | _Spliced:
     if len(body) < COMPRESS_FROM:
         return body
+    spliced = _splice(body, decoded) if decoded is not None else None
+    if spliced is not None:
+        return spliced
     packed = zlib.compress(body, 1)
     return _Compressed(packed) if len(packed) < len(body) else body
+
+
+def _splice(body: bytes, decoded: Any) -> _Spliced | None:
+    """``body`` with its long decoded strings cut out; None when it holds none as sent.
+
+    A string is found by its JSON encoding with ``ensure_ascii=False``, as httpx and
+    the official SDK send it; one sent with other escapes simply stays in the bytes.
+    """
+    pieces: list[bytes | str] = []
+    start = 0
+    for text in _long_strings(decoded):
+        encoded = _escape(text).encode()
+        at = body.find(encoded, start)
+        if at < 0:
+            continue
+        pieces += (body[start:at], text)
+        start = at + len(encoded)
+    if not pieces:
+        return None
+    pieces.append(body[start:])
+    return _Spliced(tuple(pieces))
+
+
+def _long_strings(value: Any) -> list[str]:
+    """The string values of at least ``SPLICE_FROM`` characters, in document order."""
+    found: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) is str:
+            if len(item) >= SPLICE_FROM:
+                found.append(item)
+        elif type(item) is dict:
+            pending += reversed(item.values())
+        elif type(item) is list:
+            pending += reversed(item)
+    return found
 
 
 class Journal(Sequence[JournalEntry]):
@@ -199,6 +274,7 @@ class JournalMiddleware:
                     body,
                     status,
                     scope.get(FAULT_SCOPE_KEY),
+                    scope.get(JSON_SCOPE_KEY),
                 )
             )
 
