@@ -46,7 +46,7 @@ def run(settings: Settings) -> list[Table]:
                 check(client.post(f"/v3/workspaces/{WORKSPACE}/search", json={"query": "tea"}))
             gc.collect()
             retained, peak = tracemalloc.get_traced_memory()
-            # What the journal holds, as stored (large bodies are kept compressed):
+            # What the journal holds, as stored (content it shares with rows is not counted):
             # the memory that forgetting it gives back.
             fake.requests.clear()
             gc.collect()
