@@ -51,10 +51,7 @@ class MessageIndex:
         ids = self.by_session.get(group)
         if ids is None:
             return
-        if ids[0] == row["id"]:
-            ids.popleft()
-        else:
-            ids.remove(row["id"])
+        ids.remove(row["id"])  # found at once at the front, where bulk deletes start
         if not ids:
             del self.by_session[group]
 

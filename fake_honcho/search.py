@@ -10,8 +10,8 @@ The server (``src/utils/search.py``) has two modes:
 
 New messages are indexed on the next search rather than inside the write: most
 test suites write far more than they search, and a batch write stays cheap. The
-deferred cost is paid by the first query after the writes (``bench`` table 3 times
-queries on a freshly loaded store, so it is measured).
+deferred cost is paid by the first query after the writes (``bench`` table 3
+reports that query's latency on its own).
 
 The index keeps, per workspace, a posting array (message sequence numbers, one entry
 per occurrence) for every stemmed non-stop-word term, plus the raw words seen. Term
