@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
@@ -84,20 +85,26 @@ READS: dict[str, tuple[Callable[[HonchoMemoryManager], Any], Any]] = {
 }
 
 
+def keyed_manager(
+    base_url: str, policy: str, *, transport: httpx.BaseTransport | None = None, **config: Any
+) -> HonchoMemoryManager:
+    """A manager sending the test key over plain http (allowed), with ``policy`` for reads."""
+    settings = {
+        "base_url": base_url,
+        "api_key": API_KEY,
+        "allow_insecure_http": True,
+        "failure_policy": {"read": policy},
+        **config,
+    }
+    return HonchoMemoryManager.from_config(settings, transport=transport)
+
+
 class Scenario:
     """A fake with auth on and a manager (of one read policy) that already wrote a turn."""
 
     def __init__(self, fake: FakeHoncho, policy: str) -> None:
         self.fake = fake
-        self.manager = HonchoMemoryManager.from_config(
-            {
-                "base_url": "http://honcho.fake",
-                "api_key": API_KEY,
-                "allow_insecure_http": True,
-                "failure_policy": {"read": policy},
-            },
-            transport=fake.transport(),
-        )
+        self.manager = keyed_manager("http://honcho.fake", policy, transport=fake.transport())
         self.manager.add(THREAD, HISTORY, user_id=USER)
         self.workspace = self.manager.config.workspace_for(USER)
 
@@ -231,15 +238,7 @@ class TestOverTheWire:
         self, fake: FakeHoncho, caplog: pytest.LogCaptureFixture, policy: str
     ) -> None:
         with fake.serve() as url:
-            manager = HonchoMemoryManager.from_config(
-                {
-                    "base_url": url,
-                    "api_key": API_KEY,
-                    "allow_insecure_http": True,
-                    "timeout_seconds": 0.2,
-                    "failure_policy": {"read": policy},
-                }
-            )
+            manager = keyed_manager(url, policy, timeout_seconds=0.2)
             manager.add(THREAD, HISTORY, user_id=USER)
             with fake.faults.inject("/v3/** latency=600ms"):
                 assert manager.add(THREAD, HISTORY + NEXT_TURN, user_id=USER) is None
@@ -265,14 +264,7 @@ class TestOverTheWire:
         self, fake: FakeHoncho, caplog: pytest.LogCaptureFixture, policy: str
     ) -> None:
         with fake.serve() as url:
-            manager = HonchoMemoryManager.from_config(
-                {
-                    "base_url": url,
-                    "api_key": API_KEY,
-                    "allow_insecure_http": True,
-                    "failure_policy": {"read": policy},
-                }
-            )
+            manager = keyed_manager(url, policy)
             manager.add(THREAD, HISTORY, user_id=USER)
             with fake.faults.inject("/v3/** drop"):
                 assert manager.add(THREAD, HISTORY + NEXT_TURN, user_id=USER) is None
@@ -298,14 +290,7 @@ class TestOverTheWire:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        manager = HonchoMemoryManager.from_config(
-            {
-                "base_url": f"http://127.0.0.1:{port}",
-                "api_key": API_KEY,
-                "allow_insecure_http": True,
-                "failure_policy": {"read": policy},
-            }
-        )
+        manager = keyed_manager(f"http://127.0.0.1:{port}", policy)
         assert manager.add(THREAD, HISTORY, user_id=USER) is None
         if policy == "fail_closed":
             with pytest.raises(MemoryManagerError, match="ConnectError") as raised:
