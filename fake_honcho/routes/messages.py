@@ -32,6 +32,7 @@ from fake_honcho.resources import (
 )
 from fake_honcho.state import NO_METADATA, Row
 from fake_honcho.text import token_count
+from fake_honcho.wire import PublicRows
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -53,7 +54,7 @@ async def create(request: Request) -> Response:
     body = await read_body(request, "MessageBatchCreate")
     drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
     rows = store_messages(fake, ws, sid, drafts)
-    return respond(request, [public(row) for row in rows], status=201, schema="Message", many=True)
+    return respond(request, PublicRows(rows), status=201, schema="Message", many=True)
 
 
 def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
@@ -174,7 +175,7 @@ async def upload(request: Request) -> Response:
     chunks = [text[i : i + MAX_MESSAGE_SIZE] for i in range(0, len(text), MAX_MESSAGE_SIZE)] or [""]
     drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in chunks]
     rows = store_messages(fake, ws, sid, drafts)
-    return respond(request, [public(row) for row in rows], status=201, schema="Message", many=True)
+    return respond(request, PublicRows(rows), status=201, schema="Message", many=True)
 
 
 async def list_messages(request: Request) -> Response:
