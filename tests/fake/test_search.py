@@ -175,3 +175,29 @@ def test_messages_deleted_before_the_next_query_are_not_found(
     client.delete(f"{W}/sessions/gone")
     assert search(client, "tea") == ["green tea"]
     assert search(client, "kettle") == []
+
+
+def test_a_write_that_fills_the_pending_list_indexes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pending list is bounded, so the first query after a large load stays short."""
+    monkeypatch.setattr("fake_honcho.search.PENDING_LIMIT", 20)
+    store = Store()
+    index = SearchIndex(store)
+
+    def put(seq: int, content: str) -> None:
+        row = {
+            "id": f"m{seq}",
+            "content": content,
+            "workspace_id": "ws",
+            "created_at": "2024-01-01T00:00:00Z",
+            "_seq": seq,
+        }
+        store.put("messages", row["id"], row)
+
+    put(1, "kettle on the hob")  # 17 characters: still pending
+    assert "ws" not in index.workspaces
+    put(2, "green tea")  # 26 in all: over the limit, so this write indexes both
+    postings = index.workspaces["ws"].postings
+    assert list(postings["kettl"]) == [1] and list(postings["green"]) == [2]
+    put(3, "oolong")
+    assert "oolong" not in postings
+    assert [row["id"] for row in index.search("ws", "oolong", where=None, limit=5)] == ["m3"]
