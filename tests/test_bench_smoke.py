@@ -12,10 +12,12 @@ import pytest
 
 from bench.__main__ import main
 from bench.corpus import TextGenerator, conversation
+from bench.harness import Timing
 from bench.report import MISS, PASS, Table
+from bench.throughput import BASELINE, CLIENT_FLOOR, TRANSPORT, _shortfall
 from bench.upstream import UpstreamHonchoBackend, stable_id
 from bench.wire_cost import HostMessage, _growth_exponent, turn_messages
-from bench.workload import message_batches
+from bench.workload import Operation, message_batches
 
 
 def test_message_batches_respect_the_batch_limit_and_session_boundaries() -> None:
@@ -104,3 +106,19 @@ def test_cli_rejects_unknown_benchmark_names(capsys: pytest.CaptureFixture[str])
 def test_quick_suite_benchmark_is_skipped_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--quick", "--only", "suite"]) == 0
     assert "not run in --quick mode" in capsys.readouterr().out
+
+
+def test_a_missed_speed_up_names_the_cut_that_would_reach_it() -> None:
+    """Cutting the fake's time by the named amount cuts the baseline too, and lands on 5x."""
+    op = Operation("batch", "POST", "/p", lambda: None)
+
+    def timings(transport_us: float, baseline_us: float) -> dict[str, Timing]:
+        medians = {TRANSPORT: transport_us, BASELINE: baseline_us, CLIENT_FLOOR: 300.0}
+        return {name: Timing((us * 1_000,), (us * 1_000,)) for name, us in medians.items()}
+
+    assert _shortfall(op, timings(800, 4_000)) == []  # exactly 5x: nothing to say
+    (note,) = _shortfall(op, timings(1_400, 4_300))
+    cut = (5 * 1_400 - 4_300) / 4  # 675 µs: (4,300 - 675) / (1,400 - 675) == 5
+    assert (4_300 - cut) / (1_400 - cut) == pytest.approx(5.0)
+    assert "own time per request (transport minus floor, 1.10 ms)" in note
+    assert f"to fall by {cut:.1f} µs to {1_100 - cut:.1f} µs" in note
