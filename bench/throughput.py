@@ -37,18 +37,19 @@ from bench.workload import (
 BASELINE = "TestClient (baseline)"
 TRANSPORT = "fake.transport()"
 CLIENT_FLOOR = "floor: httpx.Client, no app"
+SEED = 11
 MIN_SPEEDUP = 5.0
 MIN_GET_OR_CREATE_PER_SECOND = 2_000
 
 BatchFactory = Callable[[Operation], Batch]
 
 
-def _clients(stack: ExitStack, text: TextGenerator) -> dict[str, BatchFactory]:
+def _clients(stack: ExitStack) -> dict[str, BatchFactory]:
     def fresh_fake() -> Any:
         fake = new_fake()
         stack.callback(fake.close)
         with transport_client(fake) as seeder:
-            seed_read_workspace(seeder, text)
+            seed_read_workspace(seeder, TextGenerator(seed=SEED))  # the same rows in each
         return fake
 
     sync_client = stack.enter_context(transport_client(fresh_fake()))
@@ -105,10 +106,10 @@ def run(settings: Settings) -> list[Table]:
             "result",
         ],
     )
-    text = TextGenerator(seed=11)
+    text = TextGenerator(seed=SEED)
     shortfalls: list[str] = []
     with ExitStack() as stack:
-        clients = _clients(stack, text)
+        clients = _clients(stack)
         for op in operations(text):
             timings = compare({name: make(op) for name, make in clients.items()}, settings)
             baseline = timings[BASELINE]
@@ -133,6 +134,8 @@ def run(settings: Settings) -> list[Table]:
         "session); the write batch appends 10 messages (~700 bytes each) per request.",
         "deriver='manual': derivation is queued but not run inside the request, as on a real "
         "server where background workers do it (table 1b shows what 'immediate' adds).",
+        "Messages sent before (the seeded page, search hits) are sent from the fake's render "
+        "memo, as a read of recent messages is on every agent turn (table 1c: without it).",
         "The baseline TestClient is entered as a context manager, its fastest mode (one "
         "portal thread for all requests); used without `with`, as its docs show, it starts "
         "a portal per request. The floor row sends the same request to a canned response: "
@@ -141,7 +144,7 @@ def run(settings: Settings) -> list[Table]:
         "wall time; CPU/op is the process's CPU time per request (all threads).",
         *shortfalls,
     ]
-    return [table, _deriver_cost(settings, text)]
+    return [table, _deriver_cost(settings, text), _memo_effect(settings, text)]
 
 
 def _shortfall(op: Operation, timings: dict[str, Timing]) -> list[str]:
@@ -165,25 +168,48 @@ def _shortfall(op: Operation, timings: dict[str, Timing]) -> list[str]:
 
 def _deriver_cost(settings: Settings, text: TextGenerator) -> Table:
     """What the default ``deriver='immediate'`` adds to a write: informational."""
-    table = Table(
-        "1b. Toy deriver inside the write request (baseline: deriver='manual')",
-        ["operation", "immediate", "manual", "immediate / manual", "target", "result"],
-    )
     batch = operations(text)[-1]
+    return _compare_fakes(
+        "1b. Toy deriver inside the write request (baseline: deriver='manual')",
+        batch,
+        {"immediate": new_fake(deriver="immediate"), "manual": new_fake()},
+        settings,
+    )
+
+
+def _memo_effect(settings: Settings, text: TextGenerator) -> Table:
+    """What the render memo saves on a page read again: informational."""
+    from fake_honcho.render_memo import render_memo  # late, as new_fake imports the fake
+
+    page = next(op for op in operations(text) if op.name.startswith("page"))
+    memo_off = new_fake()
+    render_memo(memo_off.store).limit = 0
+    fakes = {"memo off": memo_off, "memo on (default)": new_fake()}
+    for fake in fakes.values():
+        with transport_client(fake) as seeder:
+            seed_read_workspace(seeder, TextGenerator(seed=SEED))
+    return _compare_fakes(
+        "1c. Render memo: a page read again (baseline: memo on, the default)", page, fakes, settings
+    )
+
+
+def _compare_fakes(title: str, op: Operation, fakes: dict[str, Any], settings: Settings) -> Table:
+    """``op`` through ``fake.transport()`` on each of two fakes; the second is the baseline."""
+    (first, _), (second, _) = fakes.items()
+    table = Table(title, ["operation", first, second, f"{first} / {second}", "target", "result"])
     with ExitStack() as stack:
         batches = {}
-        for mode in ("immediate", "manual"):
-            fake = new_fake(deriver=mode)
+        for name, fake in fakes.items():
             stack.callback(fake.close)
             client = stack.enter_context(transport_client(fake))
-            batches[mode] = repeat_sync(sync_call(client, batch))
+            batches[name] = repeat_sync(sync_call(client, op))
         timings = compare(batches, settings)
-    immediate, manual = timings["immediate"].median, timings["manual"].median
+    ratio = timings[first].median / timings[second].median
     table.add(
-        f"{batch.name}, fake.transport()",
-        fmt_duration(immediate),
-        fmt_duration(manual),
-        fmt_ratio(immediate / manual),
+        f"{op.name}, fake.transport()",
+        fmt_duration(timings[first].median),
+        fmt_duration(timings[second].median),
+        fmt_ratio(ratio),
         "-",
         verdict(None),
     )

@@ -14,6 +14,7 @@ from typing import Any
 from starlette.requests import Request
 
 from fake_honcho.endpoint import query_bool, query_int
+from fake_honcho.render_memo import RenderMemo
 from fake_honcho.state import Row
 from fake_honcho.wire import PublicRows
 
@@ -47,12 +48,14 @@ def page_of(
     render: Callable[[Any], Any] | None = None,
     *,
     fetch: Callable[[list[Any]], list[Row]] | None = None,
+    memo: RenderMemo | None = None,
 ) -> dict[str, Any]:
     """One page of ``rows`` (already filtered and in order; ``reverse`` applied here).
 
     Items are ``render(row)``; without ``render`` they are the stored rows themselves,
-    sent without internal keys (:class:`PublicRows`). ``fetch`` turns the page's rows
-    into stored rows first (a page of ids: only the page's rows are read).
+    sent without internal keys (:class:`PublicRows`, reusing JSON kept in ``memo``).
+    ``fetch`` turns the page's rows into stored rows first (a page of ids: only the
+    page's rows are read).
     """
     total = len(rows)
     start = params.offset
@@ -66,7 +69,7 @@ def page_of(
         window = list(islice(rows, start, start + params.size))
     stored = window if fetch is None else fetch(window)
     return {
-        "items": PublicRows(stored) if render is None else [render(row) for row in stored],
+        "items": PublicRows(stored, memo=memo) if render is None else [render(r) for r in stored],
         "total": total,
         "page": params.page,
         "size": params.size,

@@ -11,6 +11,8 @@ is taken as its UTF-8 bytes, and all the pieces are joined once, so the content 
 copied twice in all. Any other row, or a message with a value of an unexpected type,
 is rendered the generic way, so the output never differs from ``JSONResponse``'s
 (``tests/fake/test_wire.py`` holds the two against each other on generated rows).
+Rows sent with a :class:`~fake_honcho.render_memo.RenderMemo` keep their rendered
+JSON there, so a message sent again costs a lookup.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, final, overload
 
 from starlette.responses import Response
 
+from fake_honcho.render_memo import RenderMemo
 from fake_honcho.state import Row
 
 __all__ = ["JSONBody", "PublicRows", "dumps", "plain", "public"]
@@ -68,13 +71,15 @@ class PublicRows(Sequence[Row]):
     """Stored rows to send without their internal keys, rendered from the rows themselves.
 
     Use it as a response payload or as a value of a payload dict (a page's ``items``);
-    :func:`plain` turns it into the list of :func:`public` rows it stands for.
+    :func:`plain` turns it into the list of :func:`public` rows it stands for. Stored
+    message rows pass ``memo=render_memo(store)`` to reuse and keep their JSON.
     """
 
-    __slots__ = ("rows",)
+    __slots__ = ("memo", "rows")
 
-    def __init__(self, rows: Iterable[Row]) -> None:
+    def __init__(self, rows: Iterable[Row], *, memo: RenderMemo | None = None) -> None:
         self.rows = list(rows)
+        self.memo = memo
 
     @overload
     def __getitem__(self, index: int) -> Row: ...
@@ -117,7 +122,7 @@ def dumps(value: Any) -> bytes:
 def _write(value: Any, parts: list[bytes]) -> None:
     """Append ``value``'s JSON to ``parts``: one join at the end copies content once."""
     if type(value) is PublicRows:
-        _write_rows(value.rows, parts)
+        _write_rows(value.rows, parts, value.memo)
     elif type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
         separator = b"{"
         for key, item in value.items():
@@ -129,7 +134,7 @@ def _write(value: Any, parts: list[bytes]) -> None:
         parts.append(_encode(value).encode())
 
 
-def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
+def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) -> None:
     if not rows:
         parts.append(b"[]")
         return
@@ -140,8 +145,16 @@ def _write_rows(rows: list[Row], parts: list[bytes]) -> None:
         is_message = _layouts.get(keys)
         if is_message is None:
             is_message = _learn_layout(keys)
-        if not (is_message and _write_message(row, separator, parts, repeated)):
-            parts.append(separator + _encode(public(row)).encode())
+        rendered = None
+        if is_message:
+            rendered = memo.get(row) if memo is not None else None
+            if rendered is None:
+                rendered = _message_json(row, repeated)
+                if rendered is not None and memo is not None:
+                    memo.keep(row, rendered)
+        if rendered is None:
+            rendered = _encode(public(row)).encode()
+        parts += (separator, rendered)
         separator = b","
     parts.append(b"]")
 
@@ -161,13 +174,11 @@ def _learn_layout(keys: tuple[Any, ...]) -> bool:
     return is_message
 
 
-def _write_message(
-    row: Row, separator: bytes, parts: list[bytes], repeated: dict[Any, bytes]
-) -> bool:
-    """Append a message row's JSON; False (nothing appended) if a value has another type."""
+def _message_json(row: Row, repeated: dict[Any, bytes]) -> bytes | None:
+    """A message row's JSON; None if a value has another type (the generic way renders it)."""
     content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
     if type(content) is not str or type(token_count) is not int:
-        return False
+        return None
     # Messages of one batch share author, session, workspace and timestamp, and most
     # carry no metadata: that middle part of the row is rendered once per page.
     shared = (row["peer_id"], row["session_id"], row["workspace_id"], row["created_at"])
@@ -185,11 +196,10 @@ def _write_message(
             )
             if plain_row:
                 repeated[shared] = middle
-        head = b'%b{"id":%b,"content":"' % (separator, _escape(row["id"]).encode())
+        head = b'{"id":%b,"content":"' % _escape(row["id"]).encode()
     except TypeError:  # an unhashable or non-string id; json refuses other values
-        return False
-    parts += (head, _escaped(content.encode()), middle, b"%d}" % token_count)
-    return True
+        return None
+    return b"".join((head, _escaped(content.encode()), middle, b"%d}" % token_count))
 
 
 def _escaped(text: bytes) -> bytes:

@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.filters import MESSAGE, Predicate, compile_filter
+from fake_honcho.render_memo import render_memo
 from fake_honcho.search import search_index, sortable_timestamp
 from fake_honcho.state import Row
 from fake_honcho.wire import PublicRows
@@ -30,7 +31,9 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
         predicate = _with_perspective(fake, ws, str(perspective), predicate)
     query = strip_nul(body["query"])
     rows = search_index(fake.store).search(ws, query, where=predicate, limit=body.get("limit", 10))
-    return respond(request, PublicRows(rows), schema="Message", many=True)
+    return respond(
+        request, PublicRows(rows, memo=render_memo(fake.store)), schema="Message", many=True
+    )
 
 
 def _with_perspective(

@@ -23,6 +23,7 @@ from fake_honcho.filters import MESSAGE, compile_filter
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.render_memo import render_memo
 from fake_honcho.resources import (
     add_members,
     clean_configuration,
@@ -54,7 +55,13 @@ async def create(request: Request) -> Response:
     body = await read_body(request, "MessageBatchCreate")
     drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
     rows = store_messages(fake, ws, sid, drafts)
-    return respond(request, PublicRows(rows), status=201, schema="Message", many=True)
+    return _created(request, fake, rows)
+
+
+def _created(request: Request, fake: FakeHoncho, rows: list[Row]) -> Response:
+    """201 with the stored messages, their JSON kept for the reads that follow."""
+    memo = render_memo(fake.store)
+    return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
 
 
 def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
@@ -175,7 +182,7 @@ async def upload(request: Request) -> Response:
     chunks = [text[i : i + MAX_MESSAGE_SIZE] for i in range(0, len(text), MAX_MESSAGE_SIZE)] or [""]
     drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in chunks]
     rows = store_messages(fake, ws, sid, drafts)
-    return respond(request, PublicRows(rows), status=201, schema="Message", many=True)
+    return _created(request, fake, rows)
 
 
 async def list_messages(request: Request) -> Response:
@@ -185,7 +192,7 @@ async def list_messages(request: Request) -> Response:
     params = page_params(request)
     body = await read_body(request, "MessageGet", required=False) or {}
     predicate = compile_filter(body.get("filters"), MESSAGE)
-    index = message_index(fake.store)
+    index, memo = message_index(fake.store), render_memo(fake.store)
     with fake.store.lock:
         ids = index.session_ids(ws, sid)
         if predicate is None:
@@ -193,9 +200,11 @@ async def list_messages(request: Request) -> Response:
                 ids,
                 params,
                 fetch=lambda window: [row or {} for row in fake.store.get_many("messages", window)],
+                memo=memo,
             )
         else:
-            page = page_of([row for row in index.rows(ids) if predicate(row)], params)
+            matching = [row for row in index.rows(ids) if predicate(row)]
+            page = page_of(matching, params, memo=memo)
     return respond(request, page, schema="Page_Message_")
 
 

@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.responses import JSONResponse
 
+from fake_honcho.render_memo import RenderMemo
+from fake_honcho.state import Store
 from fake_honcho.wire import MESSAGE_FIELDS, JSONBody, PublicRows, dumps, plain, public
 
 # Text that exercises every escaping rule: quotes, backslashes, controls, DEL,
@@ -58,6 +60,9 @@ def test_message_rows_render_as_jsonresponse_renders_their_public_copies(
 ) -> None:
     expected = reference([public(row) for row in rows])
     assert dumps(PublicRows(rows)) == expected
+    memo = RenderMemo(Store())
+    assert dumps(PublicRows(rows, memo=memo)) == expected  # rendered, then kept
+    assert dumps(PublicRows(rows, memo=memo)) == expected  # sent again from the memo
     page = {"items": PublicRows(rows), "total": len(rows), "page": 1}
     assert dumps(page) == reference(plain(page))
 

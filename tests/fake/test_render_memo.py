@@ -1,0 +1,105 @@
+"""The render memo: message JSON sent again from memory, never stale, always bounded."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+from fake_honcho.render_memo import RenderMemo, render_memo
+from fake_honcho.state import Store
+from fake_honcho.wire import PublicRows, dumps
+
+S = "/v3/workspaces/ws/sessions"
+
+
+def write(client: httpx.Client, session: str, *contents: str) -> list[str]:
+    messages = [{"peer_id": "alice", "content": content} for content in contents]
+    response = client.post(f"{S}/{session}/messages", json={"messages": messages})
+    assert response.status_code == 201, response.text
+    return [message["id"] for message in response.json()]
+
+
+def listed(client: httpx.Client, session: str) -> httpx.Response:
+    response = client.post(f"{S}/{session}/messages/list")
+    assert response.status_code == 200, response.text
+    return response
+
+
+def test_written_messages_are_listed_from_the_memo_byte_for_byte(
+    client: httpx.Client, fake: FakeHoncho
+) -> None:
+    write(client, "s", "first", 'a "quoted"\nline')
+    memo = render_memo(fake.store)
+    assert len(memo) == 2  # kept by the write's own response
+    first = listed(client, "s").content
+    memo.clear()
+    assert listed(client, "s").content == first  # rendered afresh: the same bytes
+    assert len(memo) == 2
+
+
+def test_an_updated_message_is_never_sent_stale(client: httpx.Client, fake: FakeHoncho) -> None:
+    (mid,) = write(client, "s", "hello")
+    listed(client, "s")
+    response = client.put(f"{S}/s/messages/{mid}", json={"metadata": {"edited": True}})
+    assert response.status_code == 200, response.text
+    (item,) = listed(client, "s").json()["items"]
+    assert item["metadata"] == {"edited": True}
+
+
+def test_deleted_messages_leave_the_memo(client: httpx.Client, fake: FakeHoncho) -> None:
+    write(client, "gone", "one", "two")
+    write(client, "kept", "three")
+    assert client.delete(f"{S}/gone").status_code == 202
+    assert len(render_memo(fake.store)) == 1
+
+
+def test_search_results_come_from_the_memo_too(client: httpx.Client, fake: FakeHoncho) -> None:
+    write(client, "s", "green tea")
+    render_memo(fake.store).clear()
+    response = client.post("/v3/workspaces/ws/search", json={"query": "tea"})
+    assert [m["content"] for m in response.json()] == ["green tea"]
+    assert len(render_memo(fake.store)) == 1
+
+
+def row(mid: str, content: str) -> dict[str, object]:
+    return {
+        "id": mid,
+        "content": content,
+        "peer_id": "p",
+        "session_id": "s",
+        "workspace_id": "w",
+        "metadata": {},
+        "created_at": "2026-01-01T00:00:00Z",
+        "token_count": 1,
+    }
+
+
+def test_only_the_row_object_rendered_is_served() -> None:
+    """A copy of a row (or a row put in its place) is rendered, never served stale JSON."""
+    memo = RenderMemo(Store())
+    original = row("m1", "before")
+    dumps(PublicRows([original], memo=memo))
+    assert memo.get(original) is not None
+    changed = {**original, "content": "after"}
+    assert memo.get(changed) is None
+    assert b'"after"' in dumps(PublicRows([changed], memo=memo))
+
+
+def test_the_memo_stays_within_its_limit_dropping_the_oldest_first() -> None:
+    memo = RenderMemo(Store())
+    rows = [row(f"m{i}", "x" * 100) for i in range(10)]
+    one = len(dumps(PublicRows(rows[:1]))) - 2  # without the surrounding brackets
+    memo.limit = 3 * one
+    dumps(PublicRows(rows, memo=memo))
+    assert memo.size == 3 * one
+    assert [memo.get(r) is not None for r in rows] == [False] * 7 + [True] * 3
+
+
+@pytest.mark.parametrize("limit", [0, 1])
+def test_a_limit_below_one_message_keeps_nothing_and_renders_the_same(limit: int) -> None:
+    memo = RenderMemo(Store())
+    memo.limit = limit
+    rows = [row("m1", "hello"), row("m2", "there")]
+    assert dumps(PublicRows(rows, memo=memo)) == dumps(PublicRows(rows))
+    assert len(memo) == 0 and memo.size == 0
