@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import httpx
 import pytest
 
@@ -86,6 +88,18 @@ def test_only_the_row_object_rendered_is_served() -> None:
     assert b'"after"' in dumps(PublicRows([changed], memo=memo))
 
 
+def test_a_late_reader_of_a_replaced_row_cannot_make_the_memo_stale() -> None:
+    """A reader that fetched a row before it was replaced renders it after the change."""
+    store = Store()
+    memo = render_memo(store)
+    old = row("m1", "before")
+    store.put("messages", "m1", old)
+    new = {**old, "content": "after"}
+    store.put("messages", "m1", new)  # the memo forgets m1 ...
+    dumps(PublicRows([old], memo=memo))  # ... and the late reader keeps the old JSON again
+    assert b'"after"' in dumps(PublicRows([new], memo=memo))
+
+
 def test_the_memo_stays_within_its_limit_dropping_the_oldest_first() -> None:
     memo = RenderMemo(Store())
     rows = [row(f"m{i}", "x" * 100) for i in range(10)]
@@ -103,3 +117,33 @@ def test_a_limit_below_one_message_keeps_nothing_and_renders_the_same(limit: int
     rows = [row("m1", "hello"), row("m2", "there")]
     assert dumps(PublicRows(rows, memo=memo)) == dumps(PublicRows(rows))
     assert len(memo) == 0 and memo.size == 0
+
+
+def test_readers_racing_an_editor_never_see_an_edit_undone(fake: FakeHoncho) -> None:
+    """Rendering happens outside the store lock, while the editor replaces the row."""
+    render_memo(fake.store).limit = 600  # about two messages: eviction races too
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        ids = write(client, "s", "a", "b", "c", "d")
+    edits = 150
+    seen: list[list[int]] = [[], []]
+
+    def edit() -> None:
+        with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+            for number in range(1, edits + 1):
+                for mid in ids:
+                    client.put(f"{S}/s/messages/{mid}", json={"metadata": {"n": number}})
+
+    def read(into: list[int]) -> None:
+        with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+            while not into or into[-1] < edits:
+                items = listed(client, "s").json()["items"]
+                into.append(min(item["metadata"].get("n", 0) for item in items))
+
+    threads = [threading.Thread(target=edit)]
+    threads += [threading.Thread(target=read, args=(into,)) for into in seen]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    for into in seen:
+        assert into == sorted(into) and into[-1] == edits
