@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fake_honcho.errors import HonchoError, invalid
 from fake_honcho.ids import isoformat
+from fake_honcho.memberships import memberships
 from fake_honcho.state import Row
 
 if TYPE_CHECKING:
@@ -171,12 +172,7 @@ def ensure_session(fake: FakeHoncho, ws: str, sid: str) -> tuple[Row, bool]:
 
 def members(fake: FakeHoncho, ws: str, sid: str, *, active: bool = True) -> list[Row]:
     """Membership rows of a session, in join order (only current members by default)."""
-    found = []
-    for key, row in fake.store.items("session_peers"):
-        in_session = isinstance(key, tuple) and key[0] == ws and key[1] == sid
-        if in_session and (not active or row["left_at"] is None):
-            found.append(row)
-    return found
+    return memberships(fake.store).of_session(ws, sid, active=active)
 
 
 def observers_error(sid: str, count: int) -> HonchoError:

@@ -37,6 +37,7 @@ from typing import Any
 
 from fake_honcho.deriver.config import observe_me, resolve
 from fake_honcho.ids import isoformat
+from fake_honcho.memberships import memberships
 from fake_honcho.state import Key, Row, Store
 
 COLLECTION = "queue"
@@ -66,7 +67,7 @@ def units_for_messages(
     Settings without a message-level override, members and each sender's observers are
     read once per batch: nothing can change them while the batch is being stored.
     """
-    members = _active_members(store, workspace_id, session_id)
+    members = memberships(store).of_session(workspace_id, session_id)
     session_level = resolve(store, workspace_id, session_id)
     columns: Columns = {name: [] for name in UNIT_COLUMNS}
     task_types, message_ids, observers, observed, seqs = (columns[name] for name in UNIT_COLUMNS)
@@ -126,14 +127,6 @@ def _observers_of(
         member["peer_id"]
         for member in members
         if member["peer_id"] != sender and member.get("observe_others")
-    ]
-
-
-def _active_members(store: Store, workspace_id: str, session_id: str) -> list[Row]:
-    return [
-        row
-        for key, row in store.items("session_peers")
-        if key[:2] == (workspace_id, session_id) and row.get("left_at") is None
     ]
 
 

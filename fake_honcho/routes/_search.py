@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.filters import MESSAGE, Predicate, compile_filter
+from fake_honcho.memberships import memberships
 from fake_honcho.render_memo import render_memo
 from fake_honcho.search import search_index, sortable_timestamp
 from fake_honcho.state import Row
@@ -40,10 +41,10 @@ def _with_perspective(
     fake: FakeHoncho, ws: str, peer: str, predicate: Predicate | None
 ) -> Predicate:
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
-    windows: dict[str, tuple[str, str | None]] = {}
-    for key, row in fake.store.items("session_peers"):
-        if isinstance(key, tuple) and key[0] == ws and key[2] == peer:
-            windows[key[1]] = (row["joined_at"], row["left_at"])
+    windows = {
+        sid: (row["joined_at"], row["left_at"])
+        for sid, row in memberships(fake.store).of_peer(ws, peer).items()
+    }
 
     def visible(row: Row) -> bool:
         window = windows.get(row["session_id"])

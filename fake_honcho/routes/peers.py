@@ -10,6 +10,7 @@ from starlette.routing import Route
 
 from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
 from fake_honcho.filters import PEER, SESSION, compile_filter
+from fake_honcho.memberships import memberships
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import check_name, ensure_workspace, new_peer
 from fake_honcho.routes._search import run_search
@@ -89,9 +90,9 @@ async def sessions_of_peer(request: Request) -> Response:
     predicate = compile_filter(body.get("filters"), SESSION)
     with fake.store.lock:
         joined = {
-            key[1]
-            for key, row in fake.store.items("session_peers")
-            if isinstance(key, tuple) and key[0] == ws and key[2] == pid and row["left_at"] is None
+            sid
+            for sid, row in memberships(fake.store).of_peer(ws, pid).items()
+            if row["left_at"] is None
         }
         rows = [
             row
