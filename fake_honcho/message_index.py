@@ -19,11 +19,11 @@ from fake_honcho.state import Key, Row, Store
 
 
 class MessageIndex:
-    """Message ids in insertion (``_seq``) order, grouped by session."""
+    """Message ids in insertion (``_seq``) order, by workspace and session."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.by_session: dict[tuple[str, str], deque[str]] = {}
+        self.by_workspace: dict[str, dict[str, deque[str]]] = {}
         self.last_seq = 0
         with store.lock:
             for row in sorted(store.rows("messages"), key=lambda r: r["_seq"]):
@@ -39,33 +39,36 @@ class MessageIndex:
             self._add(new)
 
     def _add(self, row: Row) -> None:
-        group = (row["workspace_id"], row["session_id"])
-        ids = self.by_session.get(group)
+        sessions = self.by_workspace.get(row["workspace_id"])
+        if sessions is None:
+            sessions = self.by_workspace[row["workspace_id"]] = {}
+        ids = sessions.get(row["session_id"])
         if ids is None:
-            ids = self.by_session[group] = deque()
+            ids = sessions[row["session_id"]] = deque()
         ids.append(row["id"])
         self.last_seq = max(self.last_seq, row["_seq"])
 
     def _remove(self, row: Row) -> None:
-        group = (row["workspace_id"], row["session_id"])
-        ids = self.by_session.get(group)
+        sessions = self.by_workspace.get(row["workspace_id"], {})
+        ids = sessions.get(row["session_id"])
         if ids is None:
             return
         ids.remove(row["id"])  # found at once at the front, where bulk deletes start
         if not ids:
-            del self.by_session[group]
+            del sessions[row["session_id"]]
+            if not sessions:
+                del self.by_workspace[row["workspace_id"]]
 
     def session_ids(self, workspace_id: str, session_id: str) -> deque[str]:
         """The session's message ids, oldest first (read-only: do not change it)."""
-        return self.by_session.get((workspace_id, session_id), deque())
+        return self.by_workspace.get(workspace_id, {}).get(session_id, deque())
 
     def peer_ids(self, workspace_id: str, peer_id: str) -> list[str]:
         """Ids of the messages ``peer_id`` wrote in the workspace, oldest first."""
         get = self.store.get
         written = [
             row
-            for (ws, _session), ids in self.by_session.items()
-            if ws == workspace_id
+            for ids in self.by_workspace.get(workspace_id, {}).values()
             for mid in ids
             if (row := get("messages", mid)) is not None and row["peer_id"] == peer_id
         ]

@@ -11,8 +11,8 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from fake_honcho.errors import HonchoError, invalid
+from fake_honcho.grouping import session_members
 from fake_honcho.ids import isoformat
-from fake_honcho.memberships import memberships
 from fake_honcho.state import Row
 
 if TYPE_CHECKING:
@@ -170,11 +170,6 @@ def ensure_session(fake: FakeHoncho, ws: str, sid: str) -> tuple[Row, bool]:
     return row, True
 
 
-def members(fake: FakeHoncho, ws: str, sid: str, *, active: bool = True) -> list[Row]:
-    """Membership rows of a session, in join order (only current members by default)."""
-    return memberships(fake.store).of_session(ws, sid, active=active)
-
-
 def observers_error(sid: str, count: int) -> HonchoError:
     return HonchoError(
         400,
@@ -221,7 +216,9 @@ def plan_members(
     check_new_peer_names(fake, ws, list(peers))
     stamp = now(fake)
     planned: dict[str, Row] = {
-        row["peer_id"]: row for row in members(fake, ws, sid) if row["peer_id"] not in leaving
+        row["peer_id"]: row
+        for row in session_members(fake.store, ws, sid)
+        if row["peer_id"] not in leaving
     }
     changes: dict[str, Row] = {}
     for pid, config in peers.items():

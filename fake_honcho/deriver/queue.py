@@ -36,8 +36,8 @@ from datetime import datetime
 from typing import Any
 
 from fake_honcho.deriver.config import observe_me, resolve
+from fake_honcho.grouping import session_members
 from fake_honcho.ids import isoformat
-from fake_honcho.memberships import memberships
 from fake_honcho.state import Key, Row, Store
 
 COLLECTION = "queue"
@@ -67,7 +67,7 @@ def units_for_messages(
     Settings without a message-level override, members and each sender's observers are
     read once per batch: nothing can change them while the batch is being stored.
     """
-    members = memberships(store).of_session(workspace_id, session_id)
+    members = session_members(store, workspace_id, session_id)
     session_level = resolve(store, workspace_id, session_id)
     columns: Columns = {name: [] for name in UNIT_COLUMNS}
     task_types, message_ids, observers, observed, seqs = (columns[name] for name in UNIT_COLUMNS)

@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.filters import MESSAGE, Predicate, compile_filter
-from fake_honcho.memberships import memberships
+from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.render_memo import render_memo
 from fake_honcho.search import search_index, sortable_timestamp
 from fake_honcho.state import Row
@@ -43,7 +43,7 @@ def _with_perspective(
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
     windows = {
         sid: (row["joined_at"], row["left_at"])
-        for sid, row in memberships(fake.store).of_peer(ws, peer).items()
+        for sid, row in grouped(fake.store, PEER_SESSIONS, ws, peer).items()
     }
 
     def visible(row: Row) -> bool:

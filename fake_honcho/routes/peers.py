@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
 from fake_honcho.filters import PEER, SESSION, compile_filter
-from fake_honcho.memberships import memberships
+from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import check_name, ensure_workspace, new_peer
 from fake_honcho.routes._search import run_search
@@ -75,8 +75,8 @@ async def list_peers(request: Request) -> Response:
     with fake.store.lock:
         rows = [
             row
-            for row in fake.store.rows("peers")
-            if row["workspace_id"] == ws and (predicate is None or predicate(row))
+            for row in grouped(fake.store, WORKSPACE_PEERS, ws).values()
+            if predicate is None or predicate(row)
         ]
     return respond(request, page_of(rows, params), schema="Page_Peer_")
 
@@ -89,17 +89,13 @@ async def sessions_of_peer(request: Request) -> Response:
     body = await read_body(request, "SessionGet", required=False) or {}
     predicate = compile_filter(body.get("filters"), SESSION)
     with fake.store.lock:
-        joined = {
-            sid
-            for sid, row in memberships(fake.store).of_peer(ws, pid).items()
-            if row["left_at"] is None
-        }
+        joined = grouped(fake.store, PEER_SESSIONS, ws, pid)
         rows = [
             row
-            for row in fake.store.rows("sessions")
-            if row["workspace_id"] == ws
-            and row["is_active"]
-            and row["id"] in joined
+            for sid, row in grouped(fake.store, WORKSPACE_SESSIONS, ws).items()
+            if row["is_active"]
+            and sid in joined
+            and joined[sid]["left_at"] is None
             and (predicate is None or predicate(row))
         ]
     return respond(request, page_of(rows, params), schema="Page_Session_")

@@ -19,6 +19,7 @@ from fake_honcho.endpoint import (
 )
 from fake_honcho.errors import HonchoError
 from fake_honcho.filters import SESSION, compile_filter
+from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
@@ -27,7 +28,6 @@ from fake_honcho.resources import (
     ensure_session,
     ensure_workspace,
     get_active_session,
-    members,
     new_session,
     now,
     plan_members,
@@ -102,10 +102,8 @@ async def list_sessions(request: Request) -> Response:
     with fake.store.lock:
         rows = [
             row
-            for row in fake.store.rows("sessions")
-            if row["workspace_id"] == ws
-            and row["is_active"]
-            and (predicate is None or predicate(row))
+            for row in grouped(fake.store, WORKSPACE_SESSIONS, ws).values()
+            if row["is_active"] and (predicate is None or predicate(row))
         ]
     return respond(request, page_of(rows, params), schema="Page_Session_")
 
@@ -132,7 +130,7 @@ async def delete(request: Request) -> Response:
         index = message_index(fake.store)
         for mid in list(index.session_ids(ws, sid)):
             fake.store.delete("messages", mid)
-        for member in members(fake, ws, sid, active=False):
+        for member in session_members(fake.store, ws, sid, active=False):
             fake.store.delete("session_peers", (ws, sid, member["peer_id"]))
     return respond(
         request, {"message": "Session deleted successfully"}, status=202, schema="Accepted"
@@ -172,7 +170,7 @@ async def clone(request: Request) -> Response:
                 "_seq": index.next_seq(),
             }
             fake.store.put("messages", mid, copy)
-        for member in members(fake, ws, sid, active=False):
+        for member in session_members(fake.store, ws, sid, active=False):
             fake.store.put(
                 "session_peers",
                 (ws, new_sid, member["peer_id"]),
@@ -202,7 +200,8 @@ async def set_peers(request: Request) -> Response:
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
-        leaving = [m["peer_id"] for m in members(fake, ws, sid) if m["peer_id"] not in body]
+        current = session_members(fake.store, ws, sid)
+        leaving = [m["peer_id"] for m in current if m["peer_id"] not in body]
         add_members(fake, ws, sid, body, replace_config=True, leaving=leaving)
     return respond(request, public(row), schema="Session")
 
@@ -225,7 +224,7 @@ async def list_peers(request: Request) -> Response:
     with fake.store.lock:
         rows = [
             peer
-            for member in members(fake, ws, sid)
+            for member in session_members(fake.store, ws, sid)
             if (peer := fake.store.get("peers", (ws, member["peer_id"]))) is not None
         ]
     return respond(request, page_of(rows, params), schema="Page_Peer_")

@@ -38,4 +38,4 @@ def test_deletes_in_any_order_and_a_rebuilt_index_agrees() -> None:
     for mid in ("m2", "m4", "m5"):
         store.delete("messages", mid)
     assert list(index.session_ids("w", "s")) == []
-    assert index.by_session == {}
+    assert index.by_workspace == {}
