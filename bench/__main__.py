@@ -24,6 +24,7 @@ BENCHMARKS = {
     "throughput": "bench.throughput",
     "validation": "bench.validation",
     "search": "bench.search_scaling",
+    "workspaces": "bench.workspace_scaling",
     "wire": "bench.wire_cost",
     "memory": "bench.memory",
     "suite": "bench.suite_time",
