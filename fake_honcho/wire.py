@@ -7,12 +7,12 @@ internal keys and handing the lot to ``json``, pays for a dict per row and for
 handed over as :class:`PublicRows` are instead rendered straight from the row: a
 message row's fields go into a fixed layout, a content string that needs no escaping
 (no quote, backslash or control character, which one ``bytes.translate`` finds out)
-is taken as its UTF-8 bytes, and all the pieces are joined once, so the content is
-copied twice in all. Any other row, or a message with a value of an unexpected type,
-is rendered the generic way, so the output never differs from ``JSONResponse``'s
+is taken as its UTF-8 bytes, the pieces are joined into the row's JSON, and the rows
+into the body. Any other row, or a message with a value of an unexpected type, is
+rendered the generic way, so the output never differs from ``JSONResponse``'s
 (``tests/fake/test_wire.py`` holds the two against each other on generated rows).
-Rows sent with a :class:`~fake_honcho.render_memo.RenderMemo` keep their rendered
-JSON there, so a message sent again costs a lookup.
+Rows sent with a :class:`~fake_honcho.render_memo.RenderMemo` keep each row's JSON
+there, so a message sent again costs a lookup.
 """
 
 from __future__ import annotations
