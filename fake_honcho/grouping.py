@@ -60,16 +60,14 @@ class GroupIndex:
         with store.lock:
             for key, row in store.items(grouping.collection):
                 self._on_change(grouping.collection, key, None, row)
-            store.subscribe(self._on_change)
+            store.subscribe(self._on_change, collections=(grouping.collection,))
 
     def rows(self, group: tuple[str, ...]) -> Mapping[str, Row]:
         """The group's rows by member id (read-only; empty for an unknown group)."""
         return self._groups.get(group, {})
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection != self.grouping.collection or not (
-            isinstance(key, tuple) and len(key) == self._width
-        ):
+        if not (isinstance(key, tuple) and len(key) == self._width):
             return
         group = tuple(key[at] for at in self.grouping.group)
         member = key[self.grouping.member]

@@ -28,11 +28,9 @@ class MessageIndex:
         with store.lock:
             for row in sorted(store.rows("messages"), key=lambda r: r["_seq"]):
                 self._add(row)
-            store.subscribe(self._on_change)
+            store.subscribe(self._on_change, collections=("messages",))
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection != "messages":
-            return
         if old is not None and new is None:
             self._remove(old)
         elif old is None and new is not None:

@@ -35,7 +35,7 @@ class RenderMemo:
         self._entries: OrderedDict[str, tuple[Row, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
-        store.subscribe(self._on_change)
+        store.subscribe(self._on_change, collections=("messages",))
 
     def get(self, row: Row) -> bytes | None:
         """The JSON rendered from this very row object, if it is still kept."""
@@ -71,7 +71,7 @@ class RenderMemo:
             self._size -= len(entry[1])
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection == "messages" and old is not None:  # replaced or deleted
+        if old is not None:  # replaced or deleted
             with self._lock:
                 self._drop(old["id"])
 

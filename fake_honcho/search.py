@@ -114,11 +114,9 @@ class SearchIndex:
         self._pending_chars = 0  # content characters in _unindexed
         with store.lock:
             self._rebuild()
-            store.subscribe(self._on_change)
+            store.subscribe(self._on_change, collections=("messages",))
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection != "messages":
-            return
         if old is None and new is not None:
             self._track(new)
             self._unindexed.append(new)

@@ -10,7 +10,7 @@ asyncio objects: several event loops and threads may share one fake.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, TypeVar
 
 Key = str | tuple[str, ...]
@@ -29,15 +29,30 @@ class Store:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._collections: dict[str, dict[Key, Row]] = {}
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Listener, frozenset[str] | None]] = []
+        self._notified: dict[str, tuple[Listener, ...]] = {}  # collection -> its listeners
         self._attachments: dict[Callable[[Store], Any], Any] = {}
 
-    def subscribe(self, listener: Listener) -> None:
-        """Call ``listener(collection, key, old, new)`` after each change; ``new`` None: deleted."""
-        self._listeners.append(listener)
+    def subscribe(self, listener: Listener, *, collections: Collection[str] | None = None) -> None:
+        """Call ``listener(collection, key, old, new)`` after each change; ``new`` None: deleted.
+
+        With ``collections``, only changes to those collections are passed on: an index
+        of one collection then costs nothing when the others change.
+        """
+        self._listeners.append((listener, None if collections is None else frozenset(collections)))
+        self._notified.clear()
 
     def unsubscribe(self, listener: Listener) -> None:
-        self._listeners.remove(listener)
+        self._listeners = [entry for entry in self._listeners if entry[0] != listener]
+        self._notified.clear()
+
+    def _listeners_of(self, collection: str) -> tuple[Listener, ...]:
+        found = self._notified.get(collection)
+        if found is None:
+            found = self._notified[collection] = tuple(
+                listener for listener, only in self._listeners if only is None or collection in only
+            )
+        return found
 
     def attachment(self, factory: Callable[[Store], Attachment]) -> Attachment:
         """The one ``factory(self)`` of this store (e.g. an index), built on first use."""
@@ -71,7 +86,7 @@ class Store:
             table = self._collections.setdefault(collection, {})
             old = table.get(key)
             table[key] = row
-            for listener in self._listeners:
+            for listener in self._listeners_of(collection):
                 listener(collection, key, old, row)
 
     def delete(self, collection: str, key: Key) -> None:
@@ -80,7 +95,7 @@ class Store:
             old = table.pop(key, None)
             if old is None:
                 return
-            for listener in self._listeners:
+            for listener in self._listeners_of(collection):
                 listener(collection, key, old, None)
 
     def clear(self) -> None:

@@ -54,7 +54,7 @@ class Conclusions:
         self._last_seq = 0
         for key, row in store.items(COLLECTION):
             self._on_change(COLLECTION, key, None, row)
-        store.subscribe(self._on_change)
+        store.subscribe(self._on_change, collections=(COLLECTION,))
 
     def add(self, new: NewConclusion) -> Row:
         """Store one conclusion and return its row. Call under ``store.lock``."""
@@ -109,8 +109,6 @@ class Conclusions:
                 yield row
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if collection != COLLECTION:
-            return
         row = new or old
         assert row is not None and isinstance(key, tuple)
         workspace_id, conclusion_id = key

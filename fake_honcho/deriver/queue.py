@@ -150,7 +150,7 @@ class WorkQueue:
         for collection in COLLECTIONS:
             for key, row in store.items(collection):
                 self._on_change(collection, key, None, row)
-        store.subscribe(self._on_change)
+        store.subscribe(self._on_change, collections=COLLECTIONS)
 
     # -- writing ----------------------------------------------------------------------
 

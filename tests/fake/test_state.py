@@ -1,4 +1,4 @@
-"""The store's shared read-only empty metadata."""
+"""The store: its shared read-only empty metadata and its change listeners."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.state import NO_METADATA
+from fake_honcho.state import NO_METADATA, Key, Row, Store
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,29 @@ def test_messages_without_metadata_can_still_be_given_metadata(fake: FakeHoncho)
         listed = client.post(f"{path}/list").json()["items"]
         assert [m["metadata"] for m in listed] == [{"k": 1}, {}]
         assert client.get(f"{path}/{second}").json()["metadata"] == {}
+
+
+def test_listeners_hear_only_the_collections_they_asked_for() -> None:
+    store = Store()
+    heard: list[tuple[str, str]] = []
+
+    def everything(collection: str, key: Key, old: Row | None, new: Row | None) -> None:
+        heard.append(("all", collection))
+
+    def messages_only(collection: str, key: Key, old: Row | None, new: Row | None) -> None:
+        heard.append(("messages", collection))
+
+    store.subscribe(everything)
+    store.put("peers", "p", {})  # notified before the second listener exists ...
+    store.subscribe(messages_only, collections=["messages"])
+    store.put("peers", "p", {})  # ... and after: the filter is worked out afresh
+    store.put("messages", "m", {})
+    store.unsubscribe(everything)
+    store.delete("messages", "m")
+    assert heard == [
+        ("all", "peers"),
+        ("all", "peers"),
+        ("all", "messages"),
+        ("messages", "messages"),
+        ("messages", "messages"),
+    ]
