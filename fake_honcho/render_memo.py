@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import final
 
 from fake_honcho.state import Key, Row, Store
@@ -37,11 +38,15 @@ class RenderMemo:
         self._lock = threading.Lock()
         store.subscribe(self._on_change, collections=("messages",))
 
-    def get(self, row: Row) -> bytes | None:
-        """The JSON rendered from this very row object, if it is still kept."""
-        message_id = row["id"]
-        entry = self._entries.get(message_id) if type(message_id) is str else None
-        return entry[1] if entry is not None and entry[0] is row else None
+    def rendered(self, rows: Iterable[Row]) -> list[bytes | None]:
+        """For each row, the JSON rendered from that very row object, if it is still kept."""
+        entries = self._entries
+        found: list[bytes | None] = []
+        for row in rows:
+            message_id = row.get("id")
+            entry = entries.get(message_id) if type(message_id) is str else None
+            found.append(entry[1] if entry is not None and entry[0] is row else None)
+        return found
 
     def keep(self, row: Row, rendered: bytes) -> None:
         with self._lock:

@@ -138,25 +138,28 @@ def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) ->
     if not rows:
         parts.append(b"[]")
         return
+    kept = memo.rendered(rows) if memo is not None else [None] * len(rows)
     repeated: dict[Any, bytes] = {}  # rendered parts that recur row after row
     separator = b"["
-    for row in rows:
-        keys = tuple(row)
-        is_message = _layouts.get(keys)
-        if is_message is None:
-            is_message = _learn_layout(keys)
-        rendered = None
-        if is_message:
-            rendered = memo.get(row) if memo is not None else None
-            if rendered is None:
-                rendered = _message_json(row, repeated)
-                if rendered is not None and memo is not None:
-                    memo.keep(row, rendered)
-        if rendered is None:
-            rendered = _encode(public(row)).encode()
-        parts += (separator, rendered)
+    for row, rendered in zip(rows, kept, strict=True):
+        parts += (separator, rendered or _render(row, repeated, memo))
         separator = b","
     parts.append(b"]")
+
+
+def _render(row: Row, repeated: dict[Any, bytes], memo: RenderMemo | None) -> bytes:
+    """A row's JSON: a message's from its layout (kept in ``memo``), any other the generic way."""
+    keys = tuple(row)
+    is_message = _layouts.get(keys)
+    if is_message is None:
+        is_message = _learn_layout(keys)
+    if is_message:
+        rendered = _message_json(row, repeated)
+        if rendered is not None:
+            if memo is not None:
+                memo.keep(row, rendered)
+            return rendered
+    return _encode(public(row)).encode()
 
 
 _layouts: dict[tuple[Any, ...], bool] = {}

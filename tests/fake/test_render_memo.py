@@ -82,9 +82,9 @@ def test_only_the_row_object_rendered_is_served() -> None:
     memo = RenderMemo(Store())
     original = row("m1", "before")
     dumps(PublicRows([original], memo=memo))
-    assert memo.get(original) is not None
+    assert memo.rendered([original]) != [None]
     changed = {**original, "content": "after"}
-    assert memo.get(changed) is None
+    assert memo.rendered([changed]) == [None]
     assert b'"after"' in dumps(PublicRows([changed], memo=memo))
 
 
@@ -107,7 +107,7 @@ def test_the_memo_stays_within_its_limit_dropping_the_oldest_first() -> None:
     memo.limit = 3 * one
     dumps(PublicRows(rows, memo=memo))
     assert memo.size == 3 * one
-    assert [memo.get(r) is not None for r in rows] == [False] * 7 + [True] * 3
+    assert [kept is not None for kept in memo.rendered(rows)] == [False] * 7 + [True] * 3
 
 
 @pytest.mark.parametrize("limit", [0, 1])
