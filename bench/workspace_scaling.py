@@ -1,4 +1,4 @@
-"""Benchmark 7: requests in one workspace while other workspaces fill the store.
+"""Benchmark 3b: requests in one workspace while other workspaces fill the store.
 
 Our backend keeps one workspace per user, so a long-lived fake (the dev server, a
 large suite) holds many workspaces, and a request about one of them should not pay
@@ -49,7 +49,7 @@ OPERATIONS = [
 def run(settings: Settings) -> list[Table]:
     others = 200 if settings.quick else 2_000
     table = Table(
-        f"7. Neighbour workspaces: one workspace's requests with {others:,} other "
+        f"3b. Neighbour workspaces: one workspace's requests with {others:,} other "
         "workspaces stored (baseline: no others)",
         ["operation", "no others", f"{others:,} others", "vs baseline", "target", "result"],
     )
