@@ -96,6 +96,7 @@ class _Vocabulary:
 class _WorkspaceIndex:
     postings: dict[str, array[int]] = field(default_factory=dict)
     vocabulary: _Vocabulary = field(default_factory=_Vocabulary)
+    seqs: array[int] = field(default_factory=lambda: array("i"))  # every message indexed
     # While created_at never decreases with insertion, "newest first" is "highest
     # sequence number first" and ranking needs no row reads.
     newest: str = ""
@@ -108,7 +109,10 @@ class SearchIndex:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.workspaces: dict[str, _WorkspaceIndex] = {}
-        self.ids: list[str | None] = [None]  # message id by sequence number
+        # By sequence number: the message's id (None once deleted) and session, so a
+        # session's search drops other sessions' hits without reading their rows.
+        self.ids: list[str | None] = [None]
+        self.sessions: list[str | None] = [None]
         self.dead = 0
         self._unindexed: list[Row] = []  # stored since the last query, oldest first
         self._pending_chars = 0  # content characters in _unindexed
@@ -130,12 +134,12 @@ class SearchIndex:
                 self._rebuild()
 
     def _track(self, row: Row) -> None:
-        """Record the message's id under its sequence number (it may be deleted unindexed)."""
+        """Record the message under its sequence number (it may be deleted unindexed)."""
         seq: int = row["_seq"]
-        ids = self.ids
-        if seq >= len(ids):
-            ids.extend([None] * (seq + 1 - len(ids)))
-        ids[seq] = row["id"]
+        for by_seq, value in ((self.ids, row["id"]), (self.sessions, row.get("session_id"))):
+            if seq >= len(by_seq):
+                by_seq.extend([None] * (seq + 1 - len(by_seq)))
+            by_seq[seq] = value
 
     def _catch_up(self) -> None:
         """Index the messages stored since the last query (those not deleted since)."""
@@ -156,6 +160,7 @@ class SearchIndex:
             index.in_order = False
         else:
             index.newest = stamp
+        index.seqs.append(seq)
         vocabulary, postings = index.vocabulary, index.postings
         for word in WORD.findall(row["content"].casefold()):
             term = vocabulary.terms.get(word)
@@ -171,7 +176,7 @@ class SearchIndex:
 
     def _rebuild(self) -> None:
         self.workspaces.clear()
-        self.ids = [None]
+        self.ids, self.sessions = [None], [None]
         self.dead = 0
         self._unindexed = list(self.store.rows("messages"))
         self._pending_chars = 0
@@ -180,23 +185,38 @@ class SearchIndex:
             self._pending_chars += len(row["content"])
 
     def search(
-        self, workspace_id: str, query: str, *, where: Predicate | None, limit: int
+        self,
+        workspace_id: str,
+        query: str,
+        *,
+        where: Predicate | None,
+        limit: int,
+        session_id: str | None = None,
     ) -> list[Row]:
-        """Up to ``limit`` messages of the workspace matching ``query`` and ``where``."""
+        """Up to ``limit`` messages of the workspace matching ``query`` and ``where``.
+
+        ``session_id`` keeps one session's messages before any row is read: a session
+        holds a small share of its workspace, so most hits go at once. (An author
+        writes a large share; ``where`` tests that, row by row, best hits first.)
+        """
         with self.store.lock:
             self._catch_up()
             index = self.workspaces.get(workspace_id)
             if index is None:
                 return []
+            scope = self._in_session(session_id) if session_id is not None else None
             if has_special_chars(query):
-                return self._substring(index, workspace_id, query, where, limit)
-            ranked = self._terms(index, query, where, limit)
+                return self._substring(index, query, where, limit, scope)
+            ranked = self._terms(index, query, where, limit, scope)
             if len(ranked) < limit:
                 seen = {row["id"] for row in ranked}
-                ranked += self._substring(
-                    index, workspace_id, query, where, limit - len(ranked), seen
-                )
+                ranked += self._substring(index, query, where, limit - len(ranked), scope, seen)
             return ranked
+
+    def _in_session(self, session_id: str) -> Callable[[int], bool]:
+        """A test of a sequence number: is that message in the session?"""
+        sessions = self.sessions
+        return lambda seq: sessions[seq] == session_id
 
     def _row(self, seq: int) -> Row | None:
         mid = self.ids[seq] if seq < len(self.ids) else None
@@ -216,14 +236,19 @@ class SearchIndex:
         return found
 
     def _terms(
-        self, index: _WorkspaceIndex, query: str, where: Predicate | None, limit: int
+        self,
+        index: _WorkspaceIndex,
+        query: str,
+        where: Predicate | None,
+        limit: int,
+        scope: Callable[[int], bool] | None,
     ) -> list[Row]:
         wanted = list(dict.fromkeys(terms(query)))
         postings = [index.postings.get(term) for term in wanted]
         if not wanted or any(posting is None for posting in postings):
             return []
         ordered = sorted((p for p in postings if p is not None), key=len)
-        scores: Counter[int] = Counter(ordered[0])
+        scores: Counter[int] = Counter(ordered[0] if scope is None else filter(scope, ordered[0]))
         for posting in ordered[1:]:
             hits = Counter(seq for seq in posting if seq in scores)
             scores = Counter({seq: scores[seq] + count for seq, count in hits.items()})
@@ -240,10 +265,10 @@ class SearchIndex:
     def _substring(
         self,
         index: _WorkspaceIndex,
-        workspace_id: str,
         query: str,
         where: Predicate | None,
         limit: int,
+        scope: Callable[[int], bool] | None,
         exclude: set[str] | None = None,
     ) -> list[Row]:
         """``ILIKE '%query%'``, newest first."""
@@ -258,14 +283,8 @@ class SearchIndex:
             )
 
         candidates = self._substring_candidates(index, query)
-        if candidates is None:
-            seqs: list[int] = [
-                row["_seq"]
-                for row in self.store.rows("messages")
-                if row["workspace_id"] == workspace_id
-            ]
-        else:
-            seqs = list(candidates)
+        found = index.seqs if candidates is None else candidates  # no narrowing: the workspace
+        seqs = list(found if scope is None else filter(scope, found))
         if index.in_order:
             return self._first(sorted(seqs, reverse=True), keep, limit)
         rows = [row for seq in seqs if (row := self._row(seq)) is not None and keep(row)]

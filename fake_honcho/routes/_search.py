@@ -31,7 +31,13 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
     if perspective is not None:
         predicate = _with_perspective(fake, ws, str(perspective), predicate)
     query = strip_nul(body["query"])
-    rows = search_index(fake.store).search(ws, query, where=predicate, limit=body.get("limit", 10))
+    rows = search_index(fake.store).search(
+        ws,
+        query,
+        where=predicate,
+        limit=body.get("limit", 10),
+        session_id=scope.get("session_id"),
+    )
     return respond(
         request, PublicRows(rows, memo=render_memo(fake.store)), schema="Message", many=True
     )

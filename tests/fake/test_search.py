@@ -132,6 +132,7 @@ def test_queries_use_the_index_not_a_scan(
     assert search(client, "kettle") == ["kettle, tea!"]
     assert search(client, "kettle, tea!") == ["kettle, tea!"]
     assert search(client, "unknownword") == []
+    assert search(client, "the") == []  # stop words only: ILIKE over the workspace's messages
     assert "messages" not in scanned
 
 
@@ -148,7 +149,7 @@ def test_substring_search_equals_a_full_scan(contents: list[str], query: str) ->
     store = Store()
     index = SearchIndex(store)
     for seq, content in enumerate(contents, start=1):
-        row = {
+        row: dict[str, Any] = {
             "id": f"m{seq}",
             "content": content,
             "workspace_id": "ws",
@@ -184,7 +185,7 @@ def test_a_write_that_fills_the_pending_list_indexes_it(monkeypatch: pytest.Monk
     index = SearchIndex(store)
 
     def put(seq: int, content: str) -> None:
-        row = {
+        row: dict[str, Any] = {
             "id": f"m{seq}",
             "content": content,
             "workspace_id": "ws",
@@ -201,3 +202,45 @@ def test_a_write_that_fills_the_pending_list_indexes_it(monkeypatch: pytest.Monk
     put(3, "oolong")
     assert "oolong" not in postings
     assert [row["id"] for row in index.search("ws", "oolong", where=None, limit=5)] == ["m3"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    messages=st.lists(
+        st.tuples(
+            st.text(alphabet="abcdeh !.", max_size=12),
+            st.sampled_from(["s1", "s2"]),
+            st.sampled_from(["alice", "bob"]),
+        ),
+        max_size=12,
+    ),
+    query=st.text(alphabet="abcdeh !.", min_size=1, max_size=6),
+    session=st.sampled_from([None, "s1", "s2"]),
+    peer=st.sampled_from([None, "alice", "bob"]),
+)
+def test_a_session_search_finds_what_filtering_by_the_session_finds(
+    messages: list[tuple[str, str, str]], query: str, session: str | None, peer: str | None
+) -> None:
+    """A session scope drops other sessions' hits early, with the same answer as a filter."""
+    store = Store()
+    index = SearchIndex(store)
+    for seq, (content, sid, pid) in enumerate(messages, start=1):
+        row: dict[str, Any] = {
+            "id": f"m{seq}",
+            "content": content,
+            "session_id": sid,
+            "peer_id": pid,
+            "workspace_id": "ws",
+            "created_at": "2024-01-01T00:00:00Z",
+            "_seq": seq,
+        }
+        store.put("messages", row["id"], row)
+
+    def by_peer(row: dict[str, Any]) -> bool:
+        return peer in (None, row["peer_id"])
+
+    def in_scope(row: dict[str, Any]) -> bool:
+        return session in (None, row["session_id"]) and by_peer(row)
+
+    scoped = index.search("ws", query, where=by_peer, limit=5, session_id=session)
+    assert scoped == index.search("ws", query, where=in_scope, limit=5)
