@@ -28,6 +28,19 @@ def write(client: httpx.Client, sid: str, *items: tuple[str, str] | tuple[str, s
     assert response.status_code == 201, response.text
 
 
+def put_message(store: Store, seq: int, content: str, **fields: str) -> None:
+    """Store message ``m<seq>`` of workspace ``ws`` with the fields the index reads."""
+    row: dict[str, Any] = {
+        "id": f"m{seq}",
+        "content": content,
+        "workspace_id": "ws",
+        "created_at": "2024-01-01T00:00:00Z",
+        "_seq": seq,
+        **fields,
+    }
+    store.put("messages", row["id"], row)
+
+
 def search(client: httpx.Client, query: str, path: str = W, **body: Any) -> list[str]:
     response = client.post(f"{path}/search", json={"query": query, **body})
     assert response.status_code == 200, response.text
@@ -149,14 +162,7 @@ def test_substring_search_equals_a_full_scan(contents: list[str], query: str) ->
     store = Store()
     index = SearchIndex(store)
     for seq, content in enumerate(contents, start=1):
-        row: dict[str, Any] = {
-            "id": f"m{seq}",
-            "content": content,
-            "workspace_id": "ws",
-            "created_at": "2024-01-01T00:00:00Z",
-            "_seq": seq,
-        }
-        store.put("messages", row["id"], row)
+        put_message(store, seq, content)
     found = [row["id"] for row in index.search("ws", query, where=None, limit=100)]
     pattern = ilike(query)
     matching = [f"m{i}" for i, c in enumerate(contents, start=1) if pattern(c)]
@@ -184,22 +190,12 @@ def test_a_write_that_fills_the_pending_list_indexes_it(monkeypatch: pytest.Monk
     store = Store()
     index = SearchIndex(store)
 
-    def put(seq: int, content: str) -> None:
-        row: dict[str, Any] = {
-            "id": f"m{seq}",
-            "content": content,
-            "workspace_id": "ws",
-            "created_at": "2024-01-01T00:00:00Z",
-            "_seq": seq,
-        }
-        store.put("messages", row["id"], row)
-
-    put(1, "kettle on the hob")  # 17 characters: still pending
+    put_message(store, 1, "kettle on the hob")  # 17 characters: still pending
     assert "ws" not in index.workspaces
-    put(2, "green tea")  # 26 in all: over the limit, so this write indexes both
+    put_message(store, 2, "green tea")  # 26 in all: over the limit, so this write indexes both
     postings = index.workspaces["ws"].postings
     assert list(postings["kettl"]) == [1] and list(postings["green"]) == [2]
-    put(3, "oolong")
+    put_message(store, 3, "oolong")
     assert "oolong" not in postings
     assert [row["id"] for row in index.search("ws", "oolong", where=None, limit=5)] == ["m3"]
 
@@ -225,16 +221,7 @@ def test_a_session_search_finds_what_filtering_by_the_session_finds(
     store = Store()
     index = SearchIndex(store)
     for seq, (content, sid, pid) in enumerate(messages, start=1):
-        row: dict[str, Any] = {
-            "id": f"m{seq}",
-            "content": content,
-            "session_id": sid,
-            "peer_id": pid,
-            "workspace_id": "ws",
-            "created_at": "2024-01-01T00:00:00Z",
-            "_seq": seq,
-        }
-        store.put("messages", row["id"], row)
+        put_message(store, seq, content, session_id=sid, peer_id=pid)
 
     def by_peer(row: dict[str, Any]) -> bool:
         return peer in (None, row["peer_id"])
