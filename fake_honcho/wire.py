@@ -120,7 +120,7 @@ def dumps(value: Any) -> bytes:
 
 
 def _write(value: Any, parts: list[bytes]) -> None:
-    """Append ``value``'s JSON to ``parts``: one join at the end copies content once."""
+    """Append ``value``'s JSON to ``parts``, for one join at the end (no string per level)."""
     if type(value) is PublicRows:
         _write_rows(value.rows, parts, value.memo)
     elif type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
