@@ -49,3 +49,17 @@ def detail(response: httpx.Response) -> Any:
     body = response.json()
     assert set(body) == {"detail"}, body
     return body["detail"]
+
+
+def record_scans(fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """From now on, the name of every collection read whole (``rows``/``items``), in order."""
+    scanned: list[str] = []
+    for method in ("items", "rows"):
+        real = getattr(fake.store, method)
+
+        def recording(collection: str, real: Any = real) -> Any:
+            scanned.append(collection)
+            return real(collection)
+
+        monkeypatch.setattr(fake.store, method, recording)
+    return scanned

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 from hypothesis import given, settings
@@ -19,6 +17,8 @@ from fake_honcho.grouping import (
     session_members,
 )
 from fake_honcho.state import Store
+
+from .conftest import record_scans
 
 KEYS = st.tuples(st.sampled_from(["w1", "w2"]), st.sampled_from("abc"), st.sampled_from("xyz"))
 CHANGES = st.lists(st.tuples(KEYS, st.sampled_from([None, "2026-01-01T00:00:00Z", "delete"])))
@@ -82,15 +82,7 @@ def test_requests_read_their_own_workspace_rather_than_scan_the_store(
         write(f"other{number}", "s0")
         write("ws", f"s{number}")
     read()  # the indexes attach on first use, reading the rows already stored
-    scanned: list[str] = []
-    for method in ("items", "rows"):
-        real = getattr(fake.store, method)
-
-        def counting(collection: str, real: Any = real) -> Any:
-            scanned.append(collection)
-            return real(collection)
-
-        monkeypatch.setattr(fake.store, method, counting)
+    scanned = record_scans(fake, monkeypatch)
     write("ws", "s0")  # alice is a member already
     write("ws", "s9")  # a new session: alice joins it
     read()

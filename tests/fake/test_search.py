@@ -14,6 +14,8 @@ from fake_honcho.search import SearchIndex
 from fake_honcho.state import Store
 from fake_honcho.text import has_special_chars, ilike
 
+from .conftest import record_scans
+
 W = "/v3/workspaces/ws"
 
 
@@ -134,14 +136,7 @@ def test_queries_use_the_index_not_a_scan(
     write(client, "s", ("a", "first"))
     assert search(client, "kettle") == []
     write(client, "s", *(("a", f"filler message {i}") for i in range(50)), ("a", "kettle, tea!"))
-    scanned: list[str] = []
-    real_rows = fake.store.rows
-
-    def counting_rows(collection: str) -> Any:
-        scanned.append(collection)
-        return real_rows(collection)
-
-    monkeypatch.setattr(fake.store, "rows", counting_rows)
+    scanned = record_scans(fake, monkeypatch)
     assert search(client, "kettle") == ["kettle, tea!"]
     assert search(client, "kettle, tea!") == ["kettle, tea!"]
     assert search(client, "unknownword") == []
