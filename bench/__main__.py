@@ -44,6 +44,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help=f"run only this benchmark (repeatable): {', '.join(BENCHMARKS)}",
     )
+    parser.add_argument(
+        "--honcho-url",
+        metavar="URL",
+        help="also time the same operations against this Honcho server (real / fake columns)",
+    )
+    parser.add_argument(
+        "--honcho-api-key",
+        metavar="KEY",
+        default=os.environ.get("HONCHO_API_KEY"),
+        help="Bearer key for --honcho-url (default: $HONCHO_API_KEY; never printed)",
+    )
     return parser.parse_args(argv)
 
 
@@ -69,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # Backends log swallowed write failures as warnings; the tables already count them.
     logging.basicConfig(level=logging.ERROR, format="%(name)s: %(message)s")
-    settings = Settings(quick=args.quick)
+    settings = Settings(
+        quick=args.quick, honcho_url=args.honcho_url, honcho_api_key=args.honcho_api_key
+    )
     names = [name for name in BENCHMARKS if not args.only or name in args.only]
     mode = "quick" if args.quick else "full"
     print(f"# honcho-contract-kit benchmarks ({mode})\n\n{machine_line()}\n", flush=True)

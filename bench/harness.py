@@ -13,7 +13,7 @@ import asyncio
 import gc
 import statistics
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import perf_counter_ns, process_time_ns
 
 Batch = Callable[[int], object]
@@ -21,9 +21,15 @@ Batch = Callable[[int], object]
 
 @dataclass(frozen=True)
 class Settings:
-    """Sizes and repeat counts: ``quick`` trades precision for a run under a minute."""
+    """Sizes and repeat counts: ``quick`` trades precision for a run under a minute.
+
+    ``honcho_url`` (and its key, kept out of the repr) adds a real server's column to
+    the benchmarks that compare against one.
+    """
 
     quick: bool = False
+    honcho_url: str | None = None
+    honcho_api_key: str | None = field(default=None, repr=False)
 
     @property
     def repeats(self) -> int:

@@ -52,21 +52,25 @@ def _cycle(items: Iterable[Any]) -> Callable[[], Any]:
     return itertools.cycle(list(items)).__next__
 
 
-def operations(text: TextGenerator) -> list[Operation]:
-    """Get-or-create peer, a 10-message batch, a search and a page of messages.
-
-    Ordered so the read-only operations run before the batch writes grow the store.
-    """
-    ws = f"/v3/workspaces/{WORKSPACE}"
-    batches = [
+def _batches(text: TextGenerator, size: int) -> list[dict[str, Any]]:
+    return [
         {
             "messages": [
                 {"peer_id": PEERS[i % 2], "content": text.message(i), "metadata": {"turn": i}}
-                for i in range(10)
+                for i in range(size)
             ]
         }
         for _ in range(40)
     ]
+
+
+def operations(text: TextGenerator, workspace: str = WORKSPACE) -> list[Operation]:
+    """The requests an agent turn makes: get-or-create, reads, a search and two writes.
+
+    Ordered so the read-only operations run before the writes grow the store, and the
+    10-message batch (the costliest write) comes last.
+    """
+    ws = f"/v3/workspaces/{workspace}"
     return [
         Operation(
             "get-or-create peer",
@@ -74,6 +78,8 @@ def operations(text: TextGenerator) -> list[Operation]:
             f"{ws}/peers",
             _cycle({"id": f"peer-{i}"} for i in range(50)),
         ),
+        Operation("get peer card", "GET", f"{ws}/peers/{PEERS[0]}/card", lambda: None),
+        Operation("peer representation", "POST", f"{ws}/peers/{PEERS[0]}/representation", dict),
         Operation(
             "search (workspace)",
             "POST",
@@ -88,7 +94,16 @@ def operations(text: TextGenerator) -> list[Operation]:
             {"page": "2", "size": "50"},
         ),
         Operation(
-            "10-message batch", "POST", f"{ws}/sessions/{WRITE_SESSION}/messages", _cycle(batches)
+            "write 1 message",
+            "POST",
+            f"{ws}/sessions/{WRITE_SESSION}/messages",
+            _cycle(_batches(text, 1)),
+        ),
+        Operation(
+            "10-message batch",
+            "POST",
+            f"{ws}/sessions/{WRITE_SESSION}/messages",
+            _cycle(_batches(text, 10)),
         ),
     ]
 
@@ -150,10 +165,12 @@ def seed_messages(
     return stored
 
 
-def seed_read_workspace(client: httpx.Client, text: TextGenerator) -> None:
+def seed_read_workspace(
+    client: httpx.Client, text: TextGenerator, workspace: str = WORKSPACE
+) -> None:
     """The data the read operations hit: one session of ``READ_MESSAGES`` messages."""
     contents = (text.message(i) for i in range(READ_MESSAGES))
-    seed_messages(client, WORKSPACE, contents, lambda _index: READ_SESSION)
+    seed_messages(client, workspace, contents, lambda _index: READ_SESSION)
 
 
 def new_fake(**options: Any) -> Any:

@@ -12,12 +12,24 @@ import pytest
 
 from bench.__main__ import main
 from bench.corpus import TextGenerator, conversation
-from bench.harness import Timing
+from bench.harness import Settings
 from bench.report import MISS, PASS, Table
-from bench.throughput import BASELINE, CLIENT_FLOOR, TRANSPORT, _shortfall
+from bench.throughput import (
+    ASYNC_FLOOR,
+    FLOOR,
+    FLOOR_OF,
+    MAX_FLOORS,
+    MAX_SERVED_NS,
+    SERVED,
+    SERVED_FLOOR,
+    TEST_CLIENT,
+    TRANSPORT,
+    _plain_app,
+    target_for,
+)
 from bench.upstream import UpstreamHonchoBackend, stable_id
 from bench.wire_cost import HostMessage, _growth_exponent, turn_messages
-from bench.workload import Operation, message_batches
+from bench.workload import message_batches, operations
 
 
 def test_message_batches_respect_the_batch_limit_and_session_boundaries() -> None:
@@ -108,17 +120,29 @@ def test_quick_suite_benchmark_is_skipped_with_a_note(capsys: pytest.CaptureFixt
     assert "not run in --quick mode" in capsys.readouterr().out
 
 
-def test_a_missed_speed_up_names_the_cut_that_would_reach_it() -> None:
-    """Cutting the fake's time by the named amount cuts the baseline too, and lands on 5x."""
-    op = Operation("batch", "POST", "/p", lambda: None)
+def test_targets_hold_the_transport_to_floors_and_the_served_fake_to_milliseconds() -> None:
+    batch = target_for("10-message batch", TRANSPORT)
+    assert batch.judge(3.0, 1.0) == PASS and batch.judge(3.01, 1.0) == MISS
+    card = target_for("get peer card", TRANSPORT)
+    assert card.judge(1.5, 1.0) == PASS and card.judge(1.6, 1.0) == MISS
+    served = target_for("get-or-create peer", SERVED)
+    assert served.judge(99.0, 1_500_000) == PASS and served.judge(1.0, 1_500_001) == MISS
+    assert target_for("write 1 message", TRANSPORT).judge(50.0, 1e9) == "-"
+    assert target_for("10-message batch", TEST_CLIENT).judge(50.0, 1e9) == "-"
 
-    def timings(transport_us: float, baseline_us: float) -> dict[str, Timing]:
-        medians = {TRANSPORT: transport_us, BASELINE: baseline_us, CLIENT_FLOOR: 300.0}
-        return {name: Timing((us * 1_000,), (us * 1_000,)) for name, us in medians.items()}
 
-    assert _shortfall(op, timings(800, 4_000)) == []  # exactly 5x: nothing to say
-    (note,) = _shortfall(op, timings(1_400, 4_300))
-    cut = (5 * 1_400 - 4_300) / 4  # 675 µs: (4,300 - 675) / (1,400 - 675) == 5
-    assert (4_300 - cut) / (1_400 - cut) == pytest.approx(5.0)
-    assert "own time per request (transport minus floor, 1.10 ms)" in note
-    assert f"to fall by {cut:.1f} µs to {1_100 - cut:.1f} µs" in note
+def test_every_fake_client_is_measured_against_a_floor_that_is_timed() -> None:
+    assert set(FLOOR_OF.values()) == {FLOOR, ASYNC_FLOOR, SERVED_FLOOR}
+    assert set(MAX_FLOORS) | set(MAX_SERVED_NS) <= {op.name for op in operations(TextGenerator())}
+
+
+def test_the_served_floor_answers_empty_json() -> None:
+    from fake_honcho.server import serve_in_thread
+
+    with serve_in_thread(_plain_app) as url:
+        response = httpx.post(url + "/anything", json={"big": "x" * 100_000})
+    assert response.status_code == 200 and response.json() == {}
+
+
+def test_settings_keep_the_api_key_out_of_their_repr() -> None:
+    assert "s3cret" not in repr(Settings(honcho_url="http://h", honcho_api_key="s3cret"))
