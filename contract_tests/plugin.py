@@ -118,6 +118,13 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"honcho contract target: {target}{auth}"
 
 
+def _contract_names(item: pytest.Item) -> set[str]:
+    """``Class.test_name`` for the test's class and every class it inherits from."""
+    cls = getattr(item, "cls", None)
+    name = getattr(item, "originalname", item.name)
+    return {f"{klass.__name__}.{name}" for klass in cls.__mro__} if cls else set()
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     real = _real_url(item.config) is not None
     if real:
@@ -127,6 +134,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip(f"needs the in-process fake's controls{': ' + reason if reason else ''}")
         if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
+        from fake_honcho.divergences import affecting  # only against a real server
+
+        declared = affecting(_contract_names(item))
+        if declared:
+            pytest.skip(declared[0].skip_reason)
     for mark in item.iter_markers("honcho_requires"):
         unknown = sorted(set(mark.args) - capability_names())
         if unknown:

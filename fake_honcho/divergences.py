@@ -1,0 +1,362 @@
+"""The divergence register: every known difference between the fake and a real Honcho 3.0.12.
+
+The fake copies real Honcho wherever a client can tell; where it deliberately does
+not (a real-server bug, a race, an order the server does not promise), the
+difference is declared here instead of hidden. Each :class:`Divergence` says what
+differs, why the fake keeps its own behaviour, and the evidence; its ``probe`` is a
+short HTTP exchange that shows the difference. ``tests/fidelity/test_divergences.py``
+runs every probe against a served fake (and, with ``--honcho-url``, against a real
+server) and fails when an entry no longer differs, so the register stays honest.
+
+The contract suites consult it: a test named in an entry's ``affects`` is skipped
+against a real server with the entry's id and summary as the reason (see
+:func:`affecting`). ``python -m fake_honcho.divergences`` prints the user-facing page
+(``docs/divergences.md``, kept in step by a test).
+
+To add an entry: write a probe (the same code must run against the fake and a real
+server; use a fresh workspace id derived from ``workspace``), record what it returns
+on each, and list the contract tests that cannot pass on the real server because of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+
+__all__ = [
+    "DIVERGENCES",
+    "UNSTABLE",
+    "Divergence",
+    "Kind",
+    "Probe",
+    "affecting",
+    "divergence",
+    "render_markdown",
+]
+
+#: ``real-bug``: the real server is wrong; ``not-copied``: real behaviour the fake
+#: chooses not to reproduce; ``unspecified``: the real server promises nothing and
+#: the fake picks one deterministic answer.
+Kind = Literal["real-bug", "not-copied", "unspecified"]
+#: ``probe(client, workspace) -> observed``: ``client`` has the server's base URL;
+#: ``workspace`` is a fresh prefix the probe may use for any workspace ids it needs.
+Probe = Callable[[httpx.Client, str], Any]
+
+
+class _Unstable:
+    """Marks a real result no single run reproduces (a race, an unspecified order)."""
+
+    def __repr__(self) -> str:
+        return "UNSTABLE"
+
+
+UNSTABLE: Any = _Unstable()
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One declared difference. ``fake_result``/``real_result`` are what ``probe`` returned."""
+
+    id: str
+    kind: Kind
+    summary: str
+    real: str
+    fake: str
+    reason: str
+    evidence: str
+    probe: Probe
+    fake_result: Any
+    real_result: Any
+    #: Contract tests (``Class.test_name``) that cannot pass on a real 3.0.12 because of it.
+    affects: tuple[str, ...] = ()
+
+    @property
+    def skip_reason(self) -> str:
+        return f"real Honcho 3.0.12 differs here (divergence {self.id}): {self.summary}"
+
+
+# -- probes -------------------------------------------------------------------------------
+
+
+def _post_messages(client: httpx.Client, ws: str, sid: str, *pairs: tuple[str, str]) -> int:
+    body = {"messages": [{"peer_id": peer, "content": text} for peer, text in pairs]}
+    return client.post(f"/v3/workspaces/{ws}/sessions/{sid}/messages", json=body).status_code
+
+
+def _queue_status(
+    client: httpx.Client, ws: str, *, wait: float = 10.0, **params: str
+) -> dict[str, Any]:
+    """Queue status once it counts anything (real enqueues after answering), or at ``wait``."""
+    deadline = time.monotonic() + wait
+    while True:
+        status: dict[str, Any] = client.get(
+            f"/v3/workspaces/{ws}/queue/status", params=params
+        ).json()
+        if status["total_work_units"] or time.monotonic() > deadline:
+            return status
+        time.sleep(0.05)
+
+
+def _probe_invalid_author(client: httpx.Client, workspace: str) -> Any:
+    return _post_messages(client, workspace, "s1", ("new.peer", "hello"))
+
+
+def _probe_clone_same_name(client: httpx.Client, workspace: str) -> Any:
+    for ws in (workspace, f"{workspace}-b"):
+        _post_messages(client, ws, "same", ("alice", f"hello from {ws}"))
+    return client.post(f"/v3/workspaces/{workspace}/sessions/same/clone").status_code
+
+
+def _client_port(response: httpx.Response) -> Any:
+    stream = response.extensions.get("network_stream")
+    return None if stream is None else stream.get_extra_info("client_addr")
+
+
+def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
+    """Is the keep-alive connection that carried a 500 used again for the next request?"""
+    route = f"POST /v3/workspaces/{workspace}/sessions/s1/messages status=500 times=1"
+    client.post("/_fake/faults", json={"spec": route})  # the fake's 500; 404 on a real server
+    before = client.get("/health")
+    # A real 3.0.12 answers this with an unhandled 500 (divergence real-invalid-author-500).
+    failed = client.post(
+        f"/v3/workspaces/{workspace}/sessions/s1/messages",
+        json={"messages": [{"peer_id": "new.peer", "content": "x"}]},
+    )
+    try:
+        after = client.get("/health")
+    except httpx.TransportError:  # the reset arrived while the next request was in flight
+        return {"status": failed.status_code, "reused": False}
+    same = _client_port(before) == _client_port(failed) == _client_port(after)
+    return {"status": failed.status_code, "reused": same}
+
+
+def _probe_session_peers_order(client: httpx.Client, workspace: str) -> Any:
+    peers = f"/v3/workspaces/{workspace}/sessions/s1/peers"
+    client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s1"})
+    for name in ("c", "a", "b"):
+        client.post(peers, json={name: {}})
+    client.put(f"{peers}/c/config", json={"observe_others": True})
+    client.request("DELETE", peers, json=["a"])
+    client.post(peers, json={"a": {}})
+    return [peer["id"] for peer in client.get(peers).json()["items"]]
+
+
+def _probe_status_right_after_write(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("alice", "hello"))
+    status = client.get(f"/v3/workspaces/{workspace}/queue/status").json()
+    return status["total_work_units"]
+
+
+def _probe_small_session_held(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("alice", "I prefer green tea"))
+    status = _queue_status(client, workspace, session_id="s1")
+    return {key: status[key] for key in ("pending_work_units", "completed_work_units")}
+
+
+def _probe_units_per_message(client: httpx.Client, workspace: str) -> Any:
+    session = {"id": "s1", "peers": {"alice": {}, "bob": {"observe_others": True}}}
+    client.post(f"/v3/workspaces/{workspace}/sessions", json=session)
+    _post_messages(client, workspace, "s1", ("alice", "I prefer green tea"))
+    total = _queue_status(client, workspace)["total_work_units"]
+    by_observer = client.get(
+        f"/v3/workspaces/{workspace}/queue/status", params={"observer_id": "bob"}
+    ).json()["total_work_units"]
+    return {"total": total, "observer_bob": by_observer}
+
+
+# -- the register -------------------------------------------------------------------------
+
+_SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
+
+DIVERGENCES: tuple[Divergence, ...] = (
+    Divergence(
+        id="real-invalid-author-500",
+        kind="real-bug",
+        summary="a message whose author id breaks the id pattern is a 500, not a 422",
+        real=(
+            "POST .../sessions/{sid}/messages with peer_id 'new.peer' answers 500 "
+            "{'detail': 'An unexpected error occurred'} (an unhandled pydantic error while "
+            "auto-creating the peer)"
+        ),
+        fake=(
+            "422 with the detail post-tag Honcho gives: \"Peer name(s) ['new.peer'] must "
+            'match pattern ^[a-zA-Z0-9_-]+$"'
+        ),
+        reason="a bad request is never a 500 on the fake; Honcho fixed it after the tag",
+        evidence=(
+            f"measured on {_SOURCE}; src/crud/message.py create_messages builds "
+            "SessionPeerConfig for each author without validating the name"
+        ),
+        probe=_probe_invalid_author,
+        fake_result=422,
+        real_result=500,
+        affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
+    ),
+    Divergence(
+        id="real-clone-cross-workspace",
+        kind="real-bug",
+        summary="clone copies messages of same-named sessions in every workspace",
+        real=(
+            "POST .../sessions/{sid}/clone selects messages by session name only, so it "
+            "copies other workspaces' messages too, and answers 500 (duplicate "
+            "seq_in_session) once another workspace has a session of that name"
+        ),
+        fake="clone copies the session's own messages only and answers 201",
+        reason="a workspace never sees another's data on the fake",
+        evidence=(
+            f"measured on {_SOURCE}; src/crud/session.py clone_session: "
+            "select(Message).where(Message.session_name == original_session_name)"
+        ),
+        probe=_probe_clone_same_name,
+        fake_result=201,
+        real_result=500,
+        affects=("HonchoAPIContract.test_clone_session",),
+    ),
+    Divergence(
+        id="real-500-closes-connection",
+        kind="real-bug",
+        summary="after an unhandled 500 the real server resets the keep-alive connection",
+        real=(
+            "uvicorn closes the connection after the 500 of an unhandled exception; the "
+            "next request on it fails with a connection reset unless the client reconnects"
+        ),
+        fake=(
+            "the fake never answers a bad request with 500; an injected 500 "
+            "(fault status=500) keeps the connection alive"
+        ),
+        reason="fault injection models a server that answers; use the drop fault to model a reset",
+        evidence=f"measured on {_SOURCE} (httpx.ReadError: connection reset by peer)",
+        probe=_probe_connection_after_500,
+        fake_result={"status": 500, "reused": True},
+        real_result={"status": 500, "reused": False},
+    ),
+    Divergence(
+        id="session-peers-order",
+        kind="unspecified",
+        summary="the session-peers list has no ORDER BY on the real server",
+        real="GET .../sessions/{sid}/peers returns members in whatever order Postgres joins them",
+        fake="members are listed by when each peer was created in the workspace",
+        reason="one deterministic order; tests must compare members as sets",
+        evidence="src/crud/session.py get_peers_from_session: a join with no order_by",
+        probe=_probe_session_peers_order,
+        fake_result=["c", "a", "b"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="queue-status-enqueue-lag",
+        kind="not-copied",
+        summary="right after a write, real queue status may still read all zeros",
+        real=(
+            "messages are enqueued in a background task after the response is sent, so a "
+            "status read at once can count nothing for that write"
+        ),
+        fake="work is counted before the creating request returns",
+        reason="a race no test can rely on; pollers must treat zero as 'maybe not yet'",
+        evidence=(
+            f"measured on {_SOURCE}: status read right after POST messages was all zeros; "
+            "src/routers/messages.py enqueues via BackgroundTasks"
+        ),
+        probe=_probe_status_right_after_write,
+        fake_result=1,
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="deriver-batching-gate-off-by-default",
+        kind="not-copied",
+        summary="the fake's default deriver does not hold small sessions' work",
+        real=(
+            "representation work waits until its unprocessed messages hold "
+            "DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS (512) tokens or are "
+            "DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS (1800) old, unless "
+            "DERIVER_FLUSH_ENABLED; a short session stays pending for 30 minutes"
+        ),
+        fake=(
+            "deriver='immediate' (the library default), 'manual' and 'background' run work "
+            "as soon as it is stepped, whatever its size or age"
+        ),
+        reason="tests want derived data at once",
+        evidence=f"measured on {_SOURCE}; src/deriver/queue_manager.py get_and_claim_work_units",
+        probe=_probe_small_session_held,
+        fake_result={"pending_work_units": 0, "completed_work_units": 1},
+        real_result={"pending_work_units": 1, "completed_work_units": 0},
+    ),
+    Divergence(
+        id="queue-status-units-per-observer",
+        kind="not-copied",
+        summary="the fake counts one representation unit per observer, real one per message",
+        real=(
+            "one representation queue item per message carries every observer "
+            "(payload.observers), and observer_id matches only items with payload.observer "
+            "(dreams), so it never counts representation work"
+        ),
+        fake=(
+            "one unit per (message, observer); observer_id counts the units that observer "
+            "runs"
+        ),
+        reason="not yet copied: the toy deriver works per observer",
+        evidence=(
+            f"measured on {_SOURCE}; src/deriver/enqueue.py generate_queue_records, "
+            "src/crud/deriver.py _build_queue_status_query"
+        ),
+        probe=_probe_units_per_message,
+        fake_result={"total": 2, "observer_bob": 1},
+        real_result={"total": 1, "observer_bob": 0},
+    ),
+)
+
+_BY_ID = {entry.id: entry for entry in DIVERGENCES}
+
+
+def divergence(divergence_id: str) -> Divergence:
+    """The entry with this id; ``KeyError`` naming the known ids otherwise."""
+    try:
+        return _BY_ID[divergence_id]
+    except KeyError:
+        raise KeyError(f"no divergence {divergence_id!r}; known: {', '.join(_BY_ID)}") from None
+
+
+def affecting(test_names: Iterable[str]) -> list[Divergence]:
+    """Entries that name any of ``test_names`` (``Class.test_name``) in ``affects``."""
+    names = set(test_names)
+    return [entry for entry in DIVERGENCES if names.intersection(entry.affects)]
+
+
+def render_markdown() -> str:
+    """The user-facing page, ``docs/divergences.md``."""
+    lines = [
+        "# Where the fake differs from a real Honcho 3.0.12",
+        "",
+        "Generated from `fake_honcho/divergences.py` by `python -m fake_honcho.divergences`;"
+        " do not edit by hand.",
+        "Each entry is checked: `tests/fidelity/test_divergences.py` runs its probe against"
+        " the fake (and against a real server with `--honcho-url`) and fails once the"
+        " difference is gone.",
+        "Contract tests an entry names are skipped against a real server, with the entry's id"
+        " as the reason.",
+        "",
+        "| id | kind | summary |",
+        "|---|---|---|",
+    ]
+    lines += [f"| [`{e.id}`](#{e.id}) | {e.kind} | {e.summary} |" for e in DIVERGENCES]
+    for entry in DIVERGENCES:
+        lines += [
+            "",
+            f"## {entry.id}",
+            "",
+            f"- **Real 3.0.12:** {entry.real}.",
+            f"- **Fake:** {entry.fake}.",
+            f"- **Why the fake keeps it:** {entry.reason}.",
+            f"- **Evidence:** {entry.evidence}.",
+        ]
+        if entry.affects:
+            names = ", ".join(f"`{name}`" for name in entry.affects)
+            lines.append(f"- **Skipped on a real server:** {names}.")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")

@@ -1,0 +1,116 @@
+"""The divergence register stays honest: each entry still differs, names real tests, is documented."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from contract_tests import api_contract, memory_contract
+from contract_tests.target import HonchoTarget
+from fake_honcho import FakeHoncho
+from fake_honcho.divergences import (
+    DIVERGENCES,
+    UNSTABLE,
+    Divergence,
+    affecting,
+    divergence,
+    render_markdown,
+)
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
+IDS = [entry.id for entry in DIVERGENCES]
+
+
+@pytest.fixture(scope="module")
+def served_url() -> Iterator[str]:
+    """One fake behind uvicorn: probes look at connections, so they need real sockets."""
+    with FakeHoncho() as fake, fake.serve() as url:
+        yield url
+
+
+@pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
+def test_probe_still_differs_on_the_fake(entry: Divergence, served_url: str) -> None:
+    with httpx.Client(base_url=served_url, timeout=30) as client:
+        observed = entry.probe(client, f"div-{uuid.uuid4().hex[:12]}")
+    assert observed == entry.fake_result, f"{entry.id}: the fake now answers {observed!r}"
+    assert observed != entry.real_result, (
+        f"{entry.id}: the fake now behaves as real Honcho does; delete the entry"
+    )
+
+
+@pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
+def test_probe_matches_the_real_server(
+    entry: Divergence, honcho_target: HonchoTarget, honcho_workspace: str
+) -> None:
+    """With ``--honcho-url``: the recorded real result is still what the server answers."""
+    if honcho_target.is_fake:
+        pytest.skip("compares with a real server: run with --honcho-url")
+    with honcho_target.client() as client:
+        observed = entry.probe(client, honcho_workspace)
+    if entry.real_result is UNSTABLE:
+        return  # nothing a single run reproduces; the probe ran without error
+    assert observed == entry.real_result, f"{entry.id}: the real server now answers {observed!r}"
+
+
+def test_entries_are_complete_and_ids_unique() -> None:
+    assert len(set(IDS)) == len(IDS)
+    for entry in DIVERGENCES:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", entry.id), entry.id
+        for field in ("summary", "real", "fake", "reason", "evidence"):
+            assert getattr(entry, field).strip(), f"{entry.id}: empty {field}"
+        if entry.kind == "unspecified":
+            assert entry.real_result is UNSTABLE, f"{entry.id}: unspecified yet reproducible"
+
+
+@pytest.mark.parametrize(
+    "name", sorted({name for entry in DIVERGENCES for name in entry.affects}), ids=str
+)
+def test_affected_tests_exist(name: str) -> None:
+    """A renamed contract test must not silently stop being skipped on a real server."""
+    class_name, _, test_name = name.partition(".")
+    suites = {**vars(api_contract), **vars(memory_contract)}
+    assert class_name in suites, f"no contract class {class_name}"
+    assert callable(getattr(suites[class_name], test_name, None)), f"no test {name}"
+
+
+def test_lookup_by_id() -> None:
+    assert divergence("real-clone-cross-workspace").kind == "real-bug"
+    with pytest.raises(KeyError, match="known: real-invalid-author-500"):
+        divergence("nope")
+
+
+def test_affecting_matches_class_qualified_names() -> None:
+    found = affecting({"ContractSuite.x", "HonchoAPIContract.test_clone_session"})
+    assert [entry.id for entry in found] == ["real-clone-cross-workspace"]
+    assert affecting({"TestHoncho.test_clone_session"}) == []
+
+
+def test_docs_page_is_current() -> None:
+    assert DOC.read_text(encoding="utf-8") == render_markdown(), (
+        "docs/divergences.md is stale: python -m fake_honcho.divergences > docs/divergences.md"
+    )
+
+
+INNER_SUITE = """
+from contract_tests import HonchoAPIContract
+
+class TestHoncho(HonchoAPIContract):
+    pass
+"""
+
+
+def test_suites_skip_declared_tests_on_a_real_server(pytester: pytest.Pytester) -> None:
+    """Against a server given by ``--honcho-url`` a declared test is skipped, naming its entry."""
+    pytester.makepyfile(INNER_SUITE)
+    with FakeHoncho() as fake, fake.serve() as url:
+        result = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-p", "no:syrupy", "-rs", "--honcho-url", url,
+            "-k", "test_clone_session or test_delete_session",
+        )  # fmt: skip
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*divergence real-clone-cross-workspace*"])
