@@ -293,10 +293,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "(payload.observers), and observer_id matches only items with payload.observer "
             "(dreams), so it never counts representation work"
         ),
-        fake=(
-            "one unit per (message, observer); observer_id counts the units that observer "
-            "runs"
-        ),
+        fake="one unit per (message, observer); observer_id counts the units that observer runs",
         reason="not yet copied: the toy deriver works per observer",
         evidence=(
             f"measured on {_SOURCE}; src/deriver/enqueue.py generate_queue_records, "

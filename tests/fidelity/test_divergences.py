@@ -1,4 +1,4 @@
-"""The divergence register stays honest: each entry still differs, names real tests, is documented."""
+"""The divergence register stays honest: entries still differ, name real tests, are documented."""
 
 from __future__ import annotations
 
