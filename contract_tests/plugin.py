@@ -31,6 +31,7 @@ import pytest
 
 from contract_tests.capabilities import capability_names
 from contract_tests.namespace import delete_workspaces, run_prefix, workspace_id
+from contract_tests.probe import probe_problem
 from contract_tests.settle import Settler
 from contract_tests.snapshot import HonchoJSONExtension, HonchoSnapshot
 from contract_tests.target import HonchoTarget
@@ -89,7 +90,8 @@ def pytest_configure(config: pytest.Config) -> None:
     url = config.getoption("honcho_url")
     if url is not None and not url.strip():
         raise pytest.UsageError(
-            "--honcho-url is empty; give the server URL, or omit the option to use the fake"
+            "--honcho-url is empty; give the server URL (tox -e real reads it from "
+            "$HONCHO_URL), or omit the option to use the in-process fake"
         )
     workerinput = getattr(config, "workerinput", None)
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
@@ -145,22 +147,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             raise pytest.UsageError(f"{item.nodeid}: honcho_requires names unknown {unknown}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Probe ``--honcho-url`` once, before xdist starts workers: one clear line, not an
+    error per test, when the server is down or wants a key."""
+    config = session.config
+    url = _real_url(config)
+    if url is None or hasattr(config, "workerinput"):
+        return
+    problem = probe_problem(HonchoTarget(url, api_key=_api_key(config)))
+    if problem is not None:
+        raise pytest.UsageError(problem)
+
+
 @pytest.fixture(scope="session")
 def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
     url = _real_url(request.config)
     if url is None:
         return None
-    target = HonchoTarget(url, api_key=_api_key(request.config))
-    try:
-        with target.client(timeout=10.0) as client:
-            client.get("/health").raise_for_status()
-    except httpx.HTTPError as exc:
-        pytest.fail(
-            f"Honcho at {url} is not reachable ({type(exc).__name__}); "
-            "refusing to fall back to the fake",
-            pytrace=False,
-        )
-    return target
+    return HonchoTarget(url, api_key=_api_key(request.config))
 
 
 @pytest.fixture

@@ -3,7 +3,9 @@ the override guard and capability validation (inner pytest runs via ``pytester``
 
 from __future__ import annotations
 
+import configparser
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 import pytest
@@ -97,11 +99,79 @@ def test_empty_url_is_a_usage_error_not_the_fake(pytester: pytest.Pytester) -> N
     result.stderr.fnmatch_lines(["*--honcho-url is empty*"])
 
 
-def test_unreachable_url_errors_instead_of_falling_back(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile("def test_x(honcho_target): pass")
+def test_unreachable_url_is_one_early_usage_error(pytester: pytest.Pytester) -> None:
+    """Not one error per test: the run stops before collection with one line saying what to do
+    (and never falls back to the fake)."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.parametrize("n", range(5))
+        def test_x(honcho_target, n):
+            pass
+        """
+    )
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "--honcho-url", "http://127.0.0.1:9")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*not reachable*refusing to fall back to the fake*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert errors == [
+        "ERROR: --honcho-url http://127.0.0.1:9 is not reachable (ConnectError); start the "
+        "server, or omit --honcho-url to use the in-process fake"
+    ]
+    assert "passed" not in result.stdout.str() and "error" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        (None, "needs an api key (HTTP 401); pass --honcho-api-key KEY or set HONCHO_API_KEY"),
+        ("sk-wrong-key-42", "rejected the api key (HTTP 401); check --honcho-api-key*"),
+    ],
+    ids=["missing-key", "wrong-key"],
+)
+def test_unauthorised_url_names_the_key_option(
+    pytester: pytest.Pytester,
+    served_fake: ServedFake,
+    monkeypatch: pytest.MonkeyPatch,
+    key: str | None,
+    expected: str,
+) -> None:
+    monkeypatch.delenv("HONCHO_API_KEY", raising=False)
+    pytester.makepyfile("def test_x(honcho_target): pass")
+    args = ["--honcho-url", served_fake.url] + (["--honcho-api-key", key] if key else [])
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --honcho-url {served_fake.url} {expected}"])
+    assert len([line for line in result.stderr.lines if line.startswith("ERROR:")]) == 1
+    assert "sk-wrong-key-42" not in result.stderr.str() + result.stdout.str()
+
+
+def test_unreachable_url_stops_an_xdist_run_before_workers_start(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile("def test_x(honcho_target): pass")
+    result = pytester.runpytest_subprocess(*LEAN, "-n", "2", "--honcho-url", "http://127.0.0.1:9")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --honcho-url http://127.0.0.1:9 is not reachable*"])
+    assert "created: 2/2 workers" not in result.stdout.str()
+
+
+def test_tox_real_without_honcho_url_says_what_to_set(
+    pytester: pytest.Pytester, pytestconfig: pytest.Config
+) -> None:
+    """``tox -e real`` with ``$HONCHO_URL`` unset substitutes an empty value (not a missing
+    argument, which argparse would report), and the plugin names the variable."""
+    ini = configparser.ConfigParser(interpolation=None)
+    ini.read(pytestconfig.rootpath / "tox.ini")
+    command = ini["testenv:real"]["commands"].replace("{posargs}", "")
+    args = shlex.split(command.replace("{env:HONCHO_URL:}", ""))
+    assert args[0] == "pytest"
+    pytester.makepyfile("def test_x(honcho_target): pass")
+    result = pytester.runpytest_inprocess(
+        *NO_SNAPSHOTS, *[arg for arg in args if arg.startswith("--honcho")]
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --honcho-url is empty*reads it from $HONCHO_URL*"])
 
 
 def test_fake_target_by_default(pytester: pytest.Pytester) -> None:

@@ -1,0 +1,55 @@
+"""Check a ``--honcho-url`` once, before any test runs, and say in one line what to fix.
+
+Without this, an unreachable server or a missing key surfaces as one error per test
+(or as a raw ``httpx.HTTPStatusError`` deep in a fixture); the probe turns both into a
+single usage error naming the option to pass.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from contract_tests.target import HonchoTarget
+
+__all__ = ["probe_problem"]
+
+
+def probe_problem(target: HonchoTarget, *, timeout: float = 10.0) -> str | None:
+    """Why ``target`` cannot be used (one line, never the key), or ``None`` when it can.
+
+    ``GET /health`` proves the server answers; ``POST /v3/workspaces/list`` (the route the
+    kit's reaper and settle use) proves the key is accepted.
+    """
+    url = target.base_url
+    keyed = target.api_key is not None
+    try:
+        with target.client(timeout=timeout) as client:
+            health = client.get("/health")
+            if health.status_code != 200:
+                return (
+                    f"--honcho-url {url}: GET /health answered {health.status_code}; "
+                    "is this a Honcho server?"
+                )
+            listed = client.post("/v3/workspaces/list", params={"size": 1}, json={})
+    except httpx.HTTPError as exc:
+        return (
+            f"--honcho-url {url} is not reachable ({type(exc).__name__}); start the server, "
+            "or omit --honcho-url to use the in-process fake"
+        )
+    if listed.status_code in (401, 403) and not keyed:
+        return (
+            f"--honcho-url {url} needs an api key (HTTP {listed.status_code}); "
+            "pass --honcho-api-key KEY or set HONCHO_API_KEY"
+        )
+    if listed.status_code in (401, 403):
+        return (
+            f"--honcho-url {url} rejected the api key (HTTP {listed.status_code}); check "
+            "--honcho-api-key or HONCHO_API_KEY (the kit needs an admin-scoped key: it lists "
+            "and deletes its own workspaces)"
+        )
+    if listed.status_code != 200:
+        return (
+            f"--honcho-url {url}: POST /v3/workspaces/list answered {listed.status_code}; "
+            "is this a Honcho v3 server?"
+        )
+    return None
