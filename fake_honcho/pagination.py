@@ -64,9 +64,12 @@ def page_of(
         stop_index = total - start
         first = max(stop_index - params.size, 0)
         window = [rows[i] for i in range(stop_index - 1, first - 1, -1)] if stop_index > 0 else []
-    else:
+    elif start < total:
         # islice, not a slice: a deque of ids (the message index) pages without a copy.
         window = list(islice(rows, start, start + params.size))
+    else:
+        # Past the end (even beyond sys.maxsize, which islice refuses): an empty page.
+        window = []
     stored = window if fetch is None else fetch(window)
     return {
         "items": PublicRows(stored, memo=memo) if render is None else [render(r) for r in stored],
