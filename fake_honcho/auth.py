@@ -30,7 +30,7 @@ from fake_honcho.state import Store
 __all__ = ["ISSUED_KEYS", "AuthMiddleware", "Keyring", "Role"]
 
 ISSUED_KEYS = "api_keys"
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/metrics"})
 KEYS_PATH = "/v3/keys"
 NO_TOKEN = "No access token provided"
 INVALID_TOKEN = "Invalid JWT"

@@ -95,6 +95,11 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["compare"]:  # the drift report (contract_tests.drift.cli)
+        from contract_tests.drift.cli import main as compare
+
+        return compare(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -238,4 +238,5 @@ def respond(
 
 
 def no_content() -> Response:
-    return Response(status_code=204)
+    """204 as FastAPI sends it: no body, but the route's JSON content type."""
+    return Response(status_code=204, media_type="application/json")

@@ -7,8 +7,10 @@ Rows are never mutated in place; changed copies are ``put`` back.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fake_honcho.errors import HonchoError, invalid
 from fake_honcho.grouping import session_members
@@ -22,6 +24,9 @@ RESOURCE_NAME_PATTERN = "^[a-zA-Z0-9_-]+$"
 MAX_NAME_LENGTH = 512
 SESSION_OBSERVERS_LIMIT = 10
 _NAME = re.compile(RESOURCE_NAME_PATTERN)
+# pydantic's error text links its docs by version; the server pins pydantic 2.13 (uv.lock).
+_DOCS_VERSION = re.compile(r"errors\.pydantic\.dev/[0-9.]+/")
+SERVER_PYDANTIC_DOCS = "errors.pydantic.dev/2.13/"
 
 
 def now(fake: FakeHoncho) -> str:
@@ -102,6 +107,28 @@ def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
     bad = [name for name in new if not _NAME.match(name)]
     if bad:
         raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
+
+
+class PeerCreate(BaseModel):
+    """The server's ``schemas.PeerCreate`` name rule; its class name is in the error text."""
+
+    name: Annotated[
+        str,
+        Field(alias="id", min_length=1, max_length=MAX_NAME_LENGTH, pattern=RESOURCE_NAME_PATTERN),
+    ]
+    model_config = ConfigDict(populate_by_name=True)
+
+
+def peer_create_error(names: Iterable[str]) -> str | None:
+    """``str()`` of the ValidationError the server's ``PeerCreate(name=...)`` raises for the
+    first bad name, or None. Session routes build one per peer of a map and turn it into
+    their own answer (a 422 with this text, or a 404)."""
+    for name in names:
+        try:
+            PeerCreate(name=name)
+        except ValidationError as error:
+            return _DOCS_VERSION.sub(SERVER_PYDANTIC_DOCS, str(error))
+    return None
 
 
 def new_peer(fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: Any) -> Row:
@@ -210,10 +237,12 @@ def plan_members(
     replace_config: bool = False,
     leaving: Collection[str] = (),
 ) -> dict[str, Row]:
-    """The membership rows :func:`add_members` would write; raises 400/422 first."""
+    """The membership rows :func:`add_members` would write; raises the observer 400 first.
+
+    Peer names are the caller's to check first: each route answers a bad one its own way.
+    """
     if not peers and not leaving:
         return {}
-    check_new_peer_names(fake, ws, list(peers))
     stamp = now(fake)
     planned: dict[str, Row] = {
         row["peer_id"]: row

@@ -1,4 +1,4 @@
-"""``GET /health``: the one route outside ``/v3``, never behind auth."""
+"""``GET /health`` and ``GET /metrics``: the routes outside ``/v3``."""
 
 from __future__ import annotations
 
@@ -13,4 +13,13 @@ async def health(request: Request) -> Response:
     return respond(request, {"status": "ok"}, schema="HealthStatus")
 
 
-routes = [Route("/health", health, methods=["GET"])]
+async def metrics(request: Request) -> Response:
+    """The server's Prometheus endpoint as it answers with ``METRICS_ENABLED`` off (the
+    default): a bare-text 404 without a content type. The fake keeps no metrics."""
+    return Response("Metrics are disabled", status_code=404)
+
+
+routes = [
+    Route("/health", health, methods=["GET"]),
+    Route("/metrics", metrics, methods=["GET"]),
+]

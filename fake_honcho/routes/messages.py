@@ -12,6 +12,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,6 +27,7 @@ from fake_honcho.pagination import page_of, page_params
 from fake_honcho.render_memo import render_memo
 from fake_honcho.resources import (
     add_members,
+    check_new_peer_names,
     clean_configuration,
     ensure_session,
     now,
@@ -33,15 +35,14 @@ from fake_honcho.resources import (
 )
 from fake_honcho.state import NO_METADATA, Row
 from fake_honcho.text import token_count
+from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
 from fake_honcho.wire import PublicRows
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
 S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
-MAX_MESSAGE_SIZE = 25_000
-MAX_FILE_SIZE = 5 * 1024 * 1024
-TEXT_TYPES = ("text/", "application/json")
+_DATETIME = TypeAdapter(datetime)
 
 
 def _ids(request: Request) -> tuple[str, str]:
@@ -76,17 +77,13 @@ def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
-    """A client ``created_at`` as Honcho returns it: UTC with ``Z``."""
+    """A client ``created_at`` parsed by pydantic as the server's model does; answered as
+    UTC with ``Z`` (a naive time is taken as UTC)."""
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise invalid(
-            "datetime_from_date_parsing",
-            loc,
-            "Input should be a valid datetime or date, invalid date format",
-            text,
-            {"error": "invalid date format"},
-        ) from None
+        moment = _DATETIME.validate_python(text)
+    except ValidationError as error:
+        item = error.errors(include_url=False)[0]
+        raise invalid(item["type"], loc, item["msg"], text, item.get("ctx")) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return isoformat(moment)
@@ -103,6 +100,7 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
+        check_new_peer_names(fake, ws, list(joining))
         plan_members(fake, ws, sid, joining)
         ensure_session(fake, ws, sid)
         add_members(fake, ws, sid, joining)
@@ -158,17 +156,15 @@ async def upload(request: Request) -> Response:
                 ],
             )
         assert isinstance(upload_file, UploadFile) and isinstance(peer_id, str)
-        data = await upload_file.read(MAX_FILE_SIZE + 1)
-        content_type = (upload_file.content_type or "").split(";")[0].strip()
+        data = await upload_file.read()
+        content_type = upload_file.content_type or ""
         extra = {name: form.get(name) for name in ("metadata", "configuration", "created_at")}
     if len(data) > MAX_FILE_SIZE:
-        raise HonchoError(413, f"File size exceeds maximum allowed size of {MAX_FILE_SIZE} bytes")
-    if not content_type.startswith(TEXT_TYPES):
-        raise HonchoError(415, f"Unsupported file type: {content_type or 'unknown'}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise HonchoError(415, f"Unsupported file type: {content_type}") from None
+        raise HonchoError(
+            413,
+            f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
+        )
+    text = extract_text(data, content_type)
     item: dict[str, Any] = {"peer_id": peer_id}
     for name in ("metadata", "configuration"):
         raw = extra[name]
@@ -179,8 +175,7 @@ async def upload(request: Request) -> Response:
                 raise HonchoError(422, f"Invalid JSON in {name}") from None
     if isinstance(extra["created_at"], str) and extra["created_at"]:
         item["created_at"] = extra["created_at"]
-    chunks = [text[i : i + MAX_MESSAGE_SIZE] for i in range(0, len(text), MAX_MESSAGE_SIZE)] or [""]
-    drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in chunks]
+    drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in split_text(text)]
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
 

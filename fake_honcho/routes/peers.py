@@ -82,7 +82,9 @@ async def list_peers(request: Request) -> Response:
 
 
 async def sessions_of_peer(request: Request) -> Response:
-    """Active sessions the peer is a current member of."""
+    """Sessions the peer has a membership row in, as the server joins them: members who
+    left still see the session; a deleted session's rows are gone (register entry
+    ``deletion-at-once``)."""
     fake = fake_of(request)
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     params = page_params(request)
@@ -93,10 +95,7 @@ async def sessions_of_peer(request: Request) -> Response:
         rows = [
             row
             for sid, row in grouped(fake.store, WORKSPACE_SESSIONS, ws).items()
-            if row["is_active"]
-            and sid in joined
-            and joined[sid]["left_at"] is None
-            and (predicate is None or predicate(row))
+            if sid in joined and (predicate is None or predicate(row))
         ]
     return respond(request, page_of(rows, params), schema="Page_Session_")
 

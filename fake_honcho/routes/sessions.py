@@ -30,6 +30,7 @@ from fake_honcho.resources import (
     get_active_session,
     new_session,
     now,
+    peer_create_error,
     plan_members,
     remove_members,
     session_not_found,
@@ -62,6 +63,7 @@ async def get_or_create(request: Request) -> Response:
         created = row is None
         if row is None:
             plan_members(fake, ws, sid, peers)
+            _check_peer_names(peers, 422)
             ensure_workspace(fake, ws)
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
@@ -70,10 +72,19 @@ async def get_or_create(request: Request) -> Response:
         else:
             if not row["is_active"]:
                 raise session_not_found(ws, sid)
+            _check_peer_names(peers, 422)
             if peers:
                 add_members(fake, ws, sid, peers)
             row = _apply_update(fake, ws, sid, row, metadata, configuration)
     return respond(request, public(row), status=201 if created else 200, schema="Session")
+
+
+def _check_peer_names(peers: dict[str, Any], status: int, detail: str | None = None) -> None:
+    """The server builds ``PeerCreate(name=...)`` for every peer of a map, and each route
+    answers the ValidationError its own way: ``detail``, or the error's text."""
+    text = peer_create_error(peers)
+    if text is not None:
+        raise HonchoError(status, detail or text)
 
 
 def _apply_update(
@@ -150,10 +161,8 @@ async def clone(request: Request) -> Response:
         messages = index.session_messages(ws, sid)
         if cutoff is not None:
             cut = next((i for i, m in enumerate(messages) if m["id"] == cutoff), None)
-            if cut is None:
-                raise HonchoError(
-                    404, "Message not found or doesn't belong to the specified session"
-                )
+            if cut is None:  # the server's ValueError, answered as the route answers them all
+                raise HonchoError(404, "Session not found")
             messages = messages[: cut + 1]
         new_sid = fake.new_id()
         row = new_session(fake, ws, new_sid, original["metadata"], None)
@@ -184,10 +193,15 @@ async def add_peers(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "SessionPeerMap")
+    if peer_create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
+        raise HonchoError(404, "Session not found")
     with fake.store.lock:
         existing = fake.store.get("sessions", (ws, sid))
-        if existing is None or existing["is_active"]:
+        if existing is None:
             plan_members(fake, ws, sid, body)
+        elif not existing["is_active"]:
+            raise session_not_found(ws, sid)
+        _check_peer_names(body, 404, "Session not found")  # any ValueError
         row, _ = ensure_session(fake, ws, sid)
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")
@@ -200,6 +214,7 @@ async def set_peers(request: Request) -> Response:
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
+        _check_peer_names(body, 404, "Failed to set peers for session")
         current = session_members(fake.store, ws, sid)
         leaving = [m["peer_id"] for m in current if m["peer_id"] not in body]
         add_members(fake, ws, sid, body, replace_config=True, leaving=leaving)
@@ -235,10 +250,11 @@ async def get_peer_config(request: Request) -> Response:
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
     with fake.store.lock:
-        get_active_session(fake, ws, sid)
         member = fake.store.get("session_peers", (ws, sid, pid))
-        if member is None or fake.store.get("peers", (ws, pid)) is None:
-            raise HonchoError(404, f"Session peer {pid} not found in session {sid}")
+        if member is None:
+            raise HonchoError(
+                404, f"Session peer {pid} not found in session {sid} in workspace {ws}"
+            )
     return respond(request, session_peer_config(member), schema="SessionPeerConfig")
 
 
@@ -250,6 +266,8 @@ async def set_peer_config(request: Request) -> Response:
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
         get_active_session(fake, ws, sid)
+        if peer_create_error([pid]) is not None:
+            raise HonchoError(404, "Session not found")
         if fake.store.get("peers", (ws, pid)) is None:
             raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
         member = fake.store.get("session_peers", (ws, sid, pid))

@@ -12,19 +12,21 @@ from starlette.routing import Route
 from fake_honcho.endpoint import fake_of, no_content, public, read_body, respond
 from fake_honcho.errors import HonchoError, value_error
 from fake_honcho.pagination import page_of, page_params
-from fake_honcho.resources import ensure_workspace, get_workspace, now
+from fake_honcho.resources import get_workspace, now
 
 W = "/v3/workspaces/{workspace_id}"
 WEBHOOK_MAX_WORKSPACE_LIMIT = 10
 
 
 def _check_url(url: str) -> None:
-    """http(s) only, and no IP literal in a private, loopback or reserved range."""
+    """The server's ``validate_webhook_url``, in its order and with its texts."""
     parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise value_error(("body", "url"), "URL must use http or https", url)
+    if not (parsed.scheme and parsed.netloc):
+        raise value_error(("body", "url"), "Invalid URL format", url)
+    if parsed.scheme not in ("http", "https"):
+        raise value_error(("body", "url"), "Only HTTP and HTTPS URLs are allowed", url)
     try:
-        address = ipaddress.ip_address(parsed.hostname)
+        address = ipaddress.ip_address(parsed.hostname or "")
     except ValueError:
         return
     if (
@@ -35,7 +37,7 @@ def _check_url(url: str) -> None:
         or address.is_multicast
         or address.is_unspecified
     ):
-        raise value_error(("body", "url"), "URL must not point to a private address", url)
+        raise value_error(("body", "url"), "Private/internal IP addresses are not allowed", url)
 
 
 async def create(request: Request) -> Response:
@@ -46,7 +48,7 @@ async def create(request: Request) -> Response:
     url = body["url"]
     _check_url(url)
     with fake.store.lock:
-        ensure_workspace(fake, ws)
+        get_workspace(fake, ws)
         mine = [row for key, row in fake.store.items("webhooks") if key[0] == ws]
         existing = next((row for row in mine if row["url"] == url), None)
         if existing is not None:
@@ -76,16 +78,13 @@ async def delete(request: Request) -> Response:
     ws, endpoint = request.path_params["workspace_id"], request.path_params["endpoint_id"]
     with fake.store.lock:
         if fake.store.get("webhooks", (ws, endpoint)) is None:
-            raise HonchoError(404, f"Webhook endpoint {endpoint} not found")
+            raise HonchoError(404, f"Webhook endpoint {endpoint} not found for workspace {ws}")
         fake.store.delete("webhooks", (ws, endpoint))
     return no_content()
 
 
 async def test_event(request: Request) -> Response:
-    """Would emit a test event; the fake delivers nothing and answers ``null``."""
-    fake = fake_of(request)
-    with fake.store.lock:
-        get_workspace(fake, request.path_params["workspace_id"])
+    """Would publish a test event; like the server, it checks no workspace and answers ``null``."""
     return respond(request, None)
 
 

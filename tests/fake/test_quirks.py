@@ -328,12 +328,14 @@ def test_workspace_peer_and_session_lists_honour_reverse(client: httpx.Client) -
     assert (forward, backward) == (["a", "b", "c"], ["c", "b", "a"])
 
 
-def test_peer_sessions_lists_current_memberships(client: httpx.Client) -> None:
+def test_peer_sessions_lists_every_session_the_peer_joined(client: httpx.Client) -> None:
+    """The server joins on membership rows without looking at ``left_at``."""
     post(client, f"{W}/sessions/one/peers", {"alice": {}})
     post(client, f"{W}/sessions/two/peers", {"alice": {}, "bob": {}})
     client.request("DELETE", f"{W}/sessions/one/peers", json=["alice"])
     sessions = post(client, f"{W}/peers/alice/sessions").json()["items"]
-    assert [s["id"] for s in sessions] == ["two"]
+    assert [s["id"] for s in sessions] == ["one", "two"]
+    assert [s["id"] for s in post(client, f"{W}/peers/bob/sessions").json()["items"]] == ["two"]
 
 
 # -- other routes -------------------------------------------------------------
@@ -349,6 +351,9 @@ def test_health_unknown_routes_wrong_methods_and_keys(client: httpx.Client) -> N
 
 
 def test_webhooks_register_by_url_list_delete_and_cap(client: httpx.Client) -> None:
+    missing = post(client, f"{W}/webhooks", {"url": "https://example.com/hook"})
+    assert missing.status_code == 404  # unlike most routes, no auto-creation
+    post(client, "/v3/workspaces", {"id": "ws"})
     first = post(client, f"{W}/webhooks", {"url": "https://example.com/hook"})
     again = post(client, f"{W}/webhooks", {"url": "https://example.com/hook"})
     assert (first.status_code, again.status_code) == (201, 200)

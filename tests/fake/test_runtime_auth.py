@@ -10,7 +10,7 @@ import pytest
 from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
-from fake_honcho.auth import ISSUED_KEYS
+from fake_honcho.auth import ISSUED_KEYS, OPEN_PATHS
 
 KEY = "sk-test-5ecret"
 
@@ -47,6 +47,13 @@ def test_health_stays_open(fake: FakeHoncho) -> None:
         assert client.get("/health").json() == {"status": "ok"}
 
 
+def test_metrics_stays_open_and_answers_as_a_server_with_metrics_off(fake: FakeHoncho) -> None:
+    with client_of(fake) as client:
+        response = client.get("/metrics")
+    assert (response.status_code, response.text) == (404, "Metrics are disabled")
+    assert "content-type" not in response.headers
+
+
 @pytest.mark.parametrize(
     ("authorization", "detail"),
     [
@@ -63,7 +70,7 @@ def test_every_other_route_answers_401_with_the_real_text(
     fake: FakeHoncho, authorization: str | None, detail: str
 ) -> None:
     headers = {"Authorization": authorization} if authorization is not None else {}
-    routes = [pair for pair in every_route(fake) if pair[1] != "/health"]
+    routes = [pair for pair in every_route(fake) if pair[1] not in OPEN_PATHS]
     assert len(routes) > 10  # the core's routes are all there, all closed
     with client_of(fake, **headers) as client:
         for method, path in routes:

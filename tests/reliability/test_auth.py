@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
+from fake_honcho.auth import OPEN_PATHS
 
 from .support import API_KEY, concrete_path, fake_operations, state_digest
 
@@ -43,7 +44,7 @@ def http(fake: FakeHoncho) -> Iterator[httpx.Client]:
         yield client
 
 
-OPERATIONS = [op for op in fake_operations() if op[1] != "/health"]
+OPERATIONS = [op for op in fake_operations() if op[1] not in OPEN_PATHS]
 
 
 def test_every_route_is_covered() -> None:

@@ -1,0 +1,1 @@
+"""Drift between the fake and a real Honcho: scripted exchanges, recordings, the report."""

@@ -1,0 +1,119 @@
+"""``fake-honcho compare --against URL``: the drift report between a Honcho and the fake.
+
+Every scripted exchange (``contract_tests.drift.scripts``) runs against the
+server at URL, in fresh workspaces deleted afterwards, and against a fresh
+in-process fake; each exchange whose normalised answers differ is printed with
+its request and both answers. Differences the fake declares on purpose
+(``fake_honcho.divergences``) are listed as declared and do not fail the run.
+Exit status: 0 when nothing undeclared differs, 1 when something does, 2 when
+the server cannot be reached. The api key is sent, never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from contract_tests.drift.exchange import run_script, workspace_names
+from contract_tests.drift.recording import Recording, differences, run_on_fake, write_recording
+from contract_tests.drift.scripts import SCRIPTS, script_named
+from contract_tests.namespace import delete_workspaces
+
+__all__ = ["build_parser", "main"]
+
+API_KEY_ENV = "HONCHO_API_KEY"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fake-honcho compare",
+        description="Send the scripted exchanges to a Honcho server and to the fake; "
+        "print every exchange whose answers differ.",
+    )
+    parser.add_argument("--against", required=True, metavar="URL", help="the Honcho server")
+    parser.add_argument(
+        "--api-key", help=f"Bearer key for the server (default: ${API_KEY_ENV}; never printed)"
+    )
+    parser.add_argument(
+        "--script",
+        action="append",
+        choices=[script.name for script in SCRIPTS],
+        help="run only this script (repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="DIR",
+        type=Path,
+        help="also write the server's answers as recordings into DIR (one JSON file per script)",
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    args = build_parser().parse_args(argv)
+    url = args.against.rstrip("/")
+    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    shown = _without_credentials(url)
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    # A fresh connection per request: after a 500 the server closes the connection.
+    limits = httpx.Limits(max_keepalive_connections=0)
+    with httpx.Client(base_url=url, headers=headers, timeout=args.timeout, limits=limits) as client:
+        try:
+            client.get("/health").raise_for_status()
+        except httpx.HTTPError as error:
+            print(
+                f"fake-honcho compare: error: {shown} is not a reachable Honcho "
+                f"({type(error).__name__})",
+                file=sys.stderr,
+            )
+            return 2
+        prefix = f"drift-{uuid.uuid4().hex[:8]}-"
+        try:
+            return _report(client, args, prefix, shown, out)
+        finally:
+            delete_workspaces(client, prefix)
+
+
+def _report(
+    client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
+) -> int:
+    scripts = [script_named(name) for name in args.script] if args.script else list(SCRIPTS)
+    undeclared = declared = exchanges = 0
+    for script in scripts:
+        real = run_script(client, script, workspace_names(prefix))
+        if args.record is not None:
+            write_recording(args.record, Recording(script, real, server=shown))
+        found = differences(script, real, run_on_fake(script))
+        exchanges += len(script.steps)
+        mine = [d for d in found if not d.declared]
+        undeclared += len(mine)
+        declared += len(found) - len(mine)
+        print(
+            f"{script.name}: {len(script.steps)} exchanges, {len(mine)} differ"
+            + (f", {len(found) - len(mine)} declared" if len(found) > len(mine) else ""),
+            file=out,
+        )
+        for difference in found:
+            print(difference.render(), file=out)
+    print(
+        f"{exchanges} exchanges against {shown}: {undeclared} differ, {declared} declared", file=out
+    )
+    return 1 if undeclared else 0
+
+
+def _without_credentials(url: str) -> str:
+    """The URL as printed: any ``user:password@`` part dropped."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -1,0 +1,514 @@
+"""The scripted exchanges: every route of the Honcho 3.0.12 API, its errors and quirks.
+
+Each script runs in fresh workspaces, so scripts are independent and can run in
+any order or in parallel. Search ranking and token counts are checked by their
+own recordings (``tests/fidelity/search``, ``tests/fidelity/tokens``); here a
+search is only sent where its hits are unambiguous, and token counts are
+normalised away by the snapshot normaliser. Derived data needs an LLM-backed
+deriver, so derived routes are exercised before anything is derived.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contract_tests.drift.exchange import Script, Step
+
+__all__ = ["SCRIPTS", "script_named"]
+
+W = "/v3/workspaces/{ws}"
+S = W + "/sessions"
+
+
+def get(path: str, **kw: Any) -> Step:
+    return Step("GET", path, **kw)
+
+
+def post(path: str, json: Any = None, **kw: Any) -> Step:
+    return Step("POST", path, json=json, **kw)
+
+
+def put(path: str, json: Any = None, **kw: Any) -> Step:
+    return Step("PUT", path, json=json, **kw)
+
+
+def delete(path: str, json: Any = None, **kw: Any) -> Step:
+    return Step("DELETE", path, json=json, **kw)
+
+
+def upload(name: str, content: str, kind: str, note: str) -> Step:
+    return Step(
+        "POST",
+        S + "/up/messages/upload",
+        files={"file": (name, content, kind)},
+        data={"peer_id": "alice"},
+        note=note,
+    )
+
+
+_PROSE = "{40*{40*A sentence of prose. }\n}"
+UPLOADS = (
+    ("a.json", '{"b": [1, 2], "é": "ü"}', "application/json", "JSON is re-serialised"),
+    ("e.json", "  ", "application/json", "blank JSON"),
+    ("bad.json", "{nope", "application/json", "invalid JSON"),
+    ("empty.txt", "", "text/plain", "empty text file"),
+    ("notes.md", "# Title\n\nbody", "text/markdown", "any text/* type"),
+    ("long.txt", _PROSE, "text/plain", "split at a line break"),
+    ("words.txt", "{6000*word }", "text/plain", "split at a space"),
+    ("solid.txt", "{30000*x}", "text/plain", "no break: split at 25,000"),
+)
+
+
+def _msgs(*pairs: tuple[str, str], **extra: Any) -> dict[str, Any]:
+    return {"messages": [{"peer_id": peer, "content": text, **extra} for peer, text in pairs]}
+
+
+SERVICE = Script(
+    "service",
+    [
+        get("/health", note="health is open and tiny"),
+        get("/metrics", note="Prometheus endpoint; 404 text while metrics are disabled"),
+        get("/v3/nowhere", note="unknown route"),
+        post("/v3/keys", note="JWT minting is refused with auth off"),
+        Step("PATCH", W, note="known path, unsupported method"),
+    ],
+    "Routes outside the resource tree.",
+)
+
+WORKSPACES = Script(
+    "workspaces",
+    [
+        post("/v3/workspaces", {"id": "{ws}", "metadata": {"a": 1}}, note="created: 201"),
+        post(
+            "/v3/workspaces", {"id": "{ws}", "metadata": {"b": 2}}, note="existing: 200, unchanged"
+        ),
+        post("/v3/workspaces", {"id": "bad.name"}, note="id grammar"),
+        post("/v3/workspaces", {"id": ""}, note="empty id"),
+        post("/v3/workspaces", {"id": "{513*x}"}, note="id too long"),
+        post("/v3/workspaces", {}, note="id missing"),
+        post("/v3/workspaces", {"id": "{ws}", "metadata": "nope"}, note="metadata must be a dict"),
+        post("/v3/workspaces", {"id": "{ws}", "unknown": 1}, note="extra fields"),
+        put(W, {"metadata": {"c": 3}}, note="PUT replaces metadata"),
+        put(
+            W,
+            {"configuration": {"reasoning": {"enabled": False}}},
+            note="PUT merges configuration",
+        ),
+        put(W, {}, note="empty update"),
+        put("/v3/workspaces/{ws2}", {"metadata": {"new": True}}, note="PUT on a missing id"),
+        post(
+            "/v3/workspaces/list",
+            {"filters": {"id": "{ws}"}},
+            note="list filtered to one id",
+        ),
+        post(
+            "/v3/workspaces/list",
+            {"filters": {"id": {"in": ["{ws}", "{ws2}"]}, "metadata": {"new": True}}},
+            note="metadata containment filter",
+        ),
+        post(
+            "/v3/workspaces/list",
+            {"filters": {"id": {"in": ["{ws}", "{ws2}"]}}},
+            params={"page": 2, "size": 1},
+            note="pagination",
+        ),
+        post(
+            "/v3/workspaces/list",
+            {"filters": {"id": {"in": ["{ws}", "{ws2}"]}}},
+            params={"reverse": "true"},
+            note="reverse order",
+        ),
+        post("/v3/workspaces/list", {"filters": {"nope": 1}}, note="unknown filter column"),
+        post("/v3/workspaces/list", params={"size": 0}, note="size below 1"),
+        post("/v3/workspaces/list", params={"size": 101}, note="size above 100"),
+        post("/v3/workspaces/list", params={"page": 0}, note="page below 1"),
+        post(S, {"id": "s1"}, note="a session to block deletion"),
+        delete(W, note="409 while active sessions remain"),
+        delete(S + "/s1", note="session delete accepted"),
+        delete(W, note="workspace delete accepted"),
+        delete("/v3/workspaces/{ws}nothere", note="missing workspace"),
+    ],
+    "Workspace get-or-create, update, list filters and pagination, delete.",
+)
+
+PEERS = Script(
+    "peers",
+    [
+        post(W + "/peers", {"id": "alice", "metadata": {"role": "user"}}, note="auto-creates ws"),
+        post(W + "/peers", {"id": "alice", "metadata": {"role": "admin"}}, note="200, replaced"),
+        post(W + "/peers", {"id": "alice"}, note="no metadata: unchanged"),
+        post(
+            W + "/peers",
+            {"id": "bob", "configuration": {"observe_me": False}},
+            note="configuration",
+        ),
+        post(W + "/peers", {"id": "bad name"}, note="id grammar"),
+        post(W + "/peers", {"id": "carol", "configuration": "x"}, note="bad configuration"),
+        put(W + "/peers/alice", {"metadata": {"tier": 2}}, note="PUT replaces metadata"),
+        put(W + "/peers/dave", {"metadata": {"late": True}}, note="PUT creates a missing peer"),
+        put(
+            W + "/peers/bad.name",
+            {},
+            note="PUT on a bad new id",
+            divergence="peer-put-invalid-id",
+        ),
+        post(W + "/peers/list", note="insertion order"),
+        post(W + "/peers/list", params={"size": 2, "page": 2}, note="second page"),
+        post(W + "/peers/list", params={"reverse": "true"}, note="reverse"),
+        post(W + "/peers/list", {"filters": {"metadata": {"tier": 2}}}, note="metadata filter"),
+        post(
+            W + "/peers/list",
+            {"filters": {"OR": [{"id": "bob"}, {"id": "dave"}]}},
+            note="OR filter",
+        ),
+        post(W + "/peers/list", {"filters": {"NOT": [{"id": "bob"}]}}, note="NOT filter"),
+        post(
+            W + "/peers/list",
+            {"filters": {"id": {"gte": 3}}},
+            note="bad operator value",
+            divergence="filter-errors-500",
+        ),
+        post(
+            W + "/peers/list",
+            {"filters": {"id": {"like": "a"}}},
+            note="unknown operator",
+            divergence="filter-errors-500",
+        ),
+        post(
+            W + "/peers/list",
+            {"filters": {"id": {"in": "alice"}}},
+            note="'in' needs a list",
+        ),
+        post(
+            W + "/peers/list",
+            {"filters": {"created_at": {"gte": "notadate"}}},
+            note="bad datetime in a filter",
+        ),
+        post(S, {"id": "s1", "peers": {"alice": {}}}),
+        post(S, {"id": "s2", "peers": {"alice": {}, "bob": {}}}),
+        post(W + "/peers/alice/sessions", note="sessions of a peer"),
+        post(
+            W + "/peers/alice/sessions",
+            {"filters": {"id": "s2"}},
+            note="sessions of a peer, filtered",
+        ),
+        post(W + "/peers/nobody/sessions", note="sessions of a missing peer"),
+        post("/v3/workspaces/{ws2}/peers/list", note="peers of a missing workspace"),
+    ],
+    "Peer get-or-create (metadata replaced), PUT, list, filters, sessions of a peer.",
+)
+
+SESSIONS = Script(
+    "sessions",
+    [
+        post(S, {"id": "s1"}, note="created: 201, auto-creates ws"),
+        post(S, {"id": "s1", "metadata": {"m": 1}}, note="existing: 200, metadata replaced"),
+        post(
+            S,
+            {"id": "s1", "configuration": {"summary": {"enabled": False}}},
+            note="configuration merged",
+        ),
+        post(
+            S,
+            {"id": "s1", "configuration": {"reasoning": {"enabled": False}}},
+            note="configuration merged again",
+        ),
+        post(
+            S,
+            {"id": "s2", "peers": {"alice": {"observe_others": True}, "bob": {}}},
+            note="with a peer map",
+        ),
+        post(S, {"id": "s2", "peers": {"carol": {}}}, note="existing: peers added"),
+        post(S, {"id": "bad.name"}, note="id grammar"),
+        post(S, {"id": "s3", "peers": {"bad.peer": {}}}, note="bad peer name in map"),
+        post(
+            S,
+            {"id": "s4", "peers": {f"p{i}": {"observe_others": True} for i in range(11)}},
+            note="more than 10 observers",
+        ),
+        post(S + "/s4/messages/list", note="nothing was created by the refused request"),
+        put(S + "/s1", {"metadata": {"m": 2}}, note="PUT replaces metadata"),
+        put(S + "/s5", {"metadata": {"new": 1}}, note="PUT creates a missing session"),
+        post(S + "/list", note="active sessions in order"),
+        post(S + "/list", {"filters": {"metadata": {"m": 2}}}, note="metadata filter"),
+        post(S + "/list", {"filters": {"id": {"in": ["s2", "s5"]}}}, note="in filter"),
+        post(S + "/list", params={"size": 1, "page": 3}, note="pagination"),
+        post(S + "/list", params={"reverse": "true", "size": 2}, note="reverse"),
+        post(S + "/list", {"filters": {"is_active": False}}, note="is_active filter"),
+        delete(S + "/s5", note="delete accepted"),
+        delete(S + "/s5", note="deleted again: 404"),
+        delete(S + "/nothere", note="missing session"),
+        post(S, {"id": "s5"}, note="get-or-create of a deleted session"),
+        put(S + "/s5", {"metadata": {}}, note="PUT on a deleted session"),
+        post(S + "/list", note="deleted sessions are not listed"),
+        post(S + "/s5/messages", _msgs(("alice", "hi")), note="messages to a deleted session"),
+    ],
+    "Session get-or-create with peers, merge rules, list, soft delete.",
+)
+
+MEMBERS = Script(
+    "members",
+    [
+        post(S, {"id": "s1", "peers": {"alice": {}, "bob": {"observe_me": False}}}),
+        get(S + "/s1/peers", unordered=True, note="members (unordered on the server)"),
+        get(S + "/s1/peers/bob/config", note="member config"),
+        get(S + "/s1/peers/nobody/config", note="peer not in session"),
+        get(S + "/nothere/peers/bob/config", note="config of a missing session"),
+        put(S + "/s1/peers/alice/config", {"observe_others": True}, note="set config: 204"),
+        get(S + "/s1/peers/alice/config", note="merged config"),
+        put(S + "/s1/peers/zed/config", {"observe_me": True}, note="config of a missing peer"),
+        post(S + "/s1/peers", {"carol": {}}, note="add members"),
+        post(S + "/s1/peers", {"bad.peer": {}}, note="bad new peer name"),
+        post(S + "/s9/peers", {"dan": {}}, note="POST peers creates the session"),
+        put(S + "/s8/peers", {"dan": {}}, note="PUT peers on a missing session"),
+        delete(S + "/s8/peers", ["dan"], note="DELETE peers on a missing session"),
+        get(S + "/s1/peers", unordered=True, note="three members"),
+        put(S + "/s1/peers", {"bob": {"observe_me": True}, "erin": {}}, note="replace members"),
+        get(S + "/s1/peers", unordered=True, note="replaced"),
+        get(S + "/s1/peers/alice/config", note="config of a member who left"),
+        delete(S + "/s1/peers", ["erin", "nobody"], note="remove members"),
+        get(S + "/s1/peers", unordered=True, note="after removal"),
+        post(S + "/s1/peers", {"alice": {"observe_me": False}}, note="rejoin"),
+        get(S + "/s1/peers/alice/config", note="rejoined with new config"),
+        get(S + "/s1/peers", params={"size": 1}, unordered=True, note="page of members"),
+        post(W + "/peers/alice/sessions", note="sessions the peer is in"),
+        post(W + "/peers/erin/sessions", note="a peer who left"),
+    ],
+    "Session members: add, replace, remove, rejoin, per-session peer config.",
+)
+
+MESSAGES = Script(
+    "messages",
+    [
+        post(
+            S + "/s1/messages",
+            _msgs(("alice", "hello there"), ("bob", "hi alice")),
+            save={"m1": "0.id", "m2": "1.id"},
+            note="batch auto-creates ws, session and peers",
+        ),
+        post(
+            S + "/s1/messages/",
+            _msgs(("alice", "trailing slash")),
+            save={"m3": "0.id"},
+            note="trailing-slash alias",
+        ),
+        post(
+            S + "/s1/messages",
+            {
+                "messages": [
+                    {
+                        "peer_id": "carol",
+                        "content": "dated",
+                        "metadata": {"k": "v"},
+                        "created_at": "2024-01-02T03:04:05",
+                    }
+                ]
+            },
+            note="client created_at and metadata",
+        ),
+        post(S + "/s1/messages", {"messages": []}, note="empty batch"),
+        post(
+            S + "/s1/messages",
+            {"messages": [{"peer_id": "alice", "content": "x"}] * 101},
+            note="batch over 100",
+        ),
+        post(
+            S + "/s1/messages",
+            _msgs(("alice", "{25001*y}")),
+            note="content over 25,000 characters",
+        ),
+        post(S + "/s1/messages", {"messages": [{"peer_id": "alice"}]}, note="content missing"),
+        post(S + "/s1/messages", _msgs(("alice", "z"), metadata=[1]), note="metadata a list"),
+        post(
+            S + "/s1/messages",
+            _msgs(("alice", "bad date"), created_at="yesterday"),
+            note="bad created_at",
+        ),
+        post(S + "/s1/messages", note="no body"),
+        post(S + "/s1/messages/list", note="all, in order"),
+        post(S + "/s1/messages/list", params={"size": 2, "page": 2}, note="second page"),
+        post(S + "/s1/messages/list", params={"reverse": "true"}, note="newest first"),
+        post(S + "/s1/messages/list", {"filters": {"peer_id": "alice"}}, note="by author"),
+        post(S + "/s1/messages/list", {"filters": {"metadata": {"k": "v"}}}, note="by metadata"),
+        post(S + "/s1/messages/list", {"filters": {"id": "{m2}"}}, note="by id"),
+        post(S + "/nothere/messages/list", note="unknown session: empty page"),
+        get(S + "/s1/messages/{m1}", note="get one"),
+        get(S + "/s1/messages/AAAAAAAAAAAAAAAAAAAAA", note="missing message"),
+        get(S + "/s2/messages/{m1}", note="message of another session"),
+        put(S + "/s1/messages/{m1}", {"metadata": {"edited": True}}, note="metadata replaced"),
+        put(S + "/s1/messages/{m1}", {}, note="empty update"),
+        put(S + "/s1/messages/AAAAAAAAAAAAAAAAAAAAA", {"metadata": {}}, note="update missing"),
+        get(S + "/s1/messages/{m1}", note="after the update"),
+        Step(
+            "POST",
+            S + "/s1/messages/upload",
+            files={"file": ("notes.txt", "uploaded text", "text/plain")},
+            data={"peer_id": "alice"},
+            note="text upload",
+        ),
+        Step(
+            "POST",
+            S + "/s1/messages/upload",
+            files={"file": ("pic.png", "not really", "image/png")},
+            data={"peer_id": "alice"},
+            note="unsupported file type",
+        ),
+        Step(
+            "POST",
+            S + "/s1/messages/upload",
+            data={"peer_id": "alice"},
+            note="upload without a file",
+        ),
+        *[upload(name, content, kind, note) for name, content, kind, note in UPLOADS],
+        post(W + "/peers/list", unordered=True, note="authors became peers (one batch: no order)"),
+        get(S + "/s1/peers", unordered=True, note="authors joined the session"),
+    ],
+    "Message batches, limits, list pagination and filters, get, update, upload.",
+)
+
+CLONE = Script(
+    "clone",
+    [
+        post(
+            S + "/{ws}c1/messages",
+            _msgs(("alice", "one"), ("bob", "two"), ("alice", "three")),
+            save={"m1": "0.id", "m2": "1.id"},
+        ),
+        put(S + "/{ws}c1", {"metadata": {"topic": "t"}}),
+        post(S + "/{ws}c1/clone", save={"c1": "id"}, note="full clone: new id, metadata kept"),
+        post(S + "/{c1}/messages/list", note="cloned messages"),
+        get(S + "/{c1}/peers", unordered=True, note="cloned members"),
+        post(
+            S + "/{ws}c1/clone",
+            params={"message_id": "{m2}"},
+            save={"c2": "id"},
+            note="clone up to a message",
+        ),
+        post(S + "/{c2}/messages/list", note="messages up to the cut"),
+        post(
+            S + "/{ws}c1/clone",
+            params={"message_id": "AAAAAAAAAAAAAAAAAAAAA"},
+            note="cut at a missing message",
+        ),
+        post(S + "/{ws}nothere/clone", note="clone a missing session"),
+        post(S + "/list", note="clones are listed"),
+    ],
+    "Clone with and without a cut-off (session names unique to the run, see clone-cross-ws).",
+)
+
+WEBHOOKS = Script(
+    "webhooks",
+    [
+        post(W + "/webhooks", {"url": "https://example.com/hook"}, note="missing workspace"),
+        post("/v3/workspaces", {"id": "{ws}"}),
+        post(W + "/webhooks", {"url": "https://example.com/hook"}, save={"h1": "id"}),
+        post(W + "/webhooks", {"url": "https://example.com/hook"}, note="same url: 200"),
+        post(W + "/webhooks", {"url": "ftp://example.com/hook"}, note="scheme"),
+        post(W + "/webhooks", {"url": "http://127.0.0.1/hook"}, note="private address"),
+        post(W + "/webhooks", {"url": "not a url"}, note="not a url"),
+        post(W + "/webhooks", {}, note="url missing"),
+        *[post(W + "/webhooks", {"url": f"https://example.com/h{i}"}) for i in range(9)],
+        post(W + "/webhooks", {"url": "https://example.com/eleventh"}, note="past the limit"),
+        get(W + "/webhooks", note="listed in order"),
+        get(W + "/webhooks", params={"size": 3, "page": 2}, note="paginated"),
+        get(W + "/webhooks/test", note="test event"),
+        delete(W + "/webhooks/{h1}", note="deleted: 204"),
+        delete(W + "/webhooks/{h1}", note="deleted again"),
+        get("/v3/workspaces/{ws2}/webhooks", note="list for a missing workspace"),
+        get("/v3/workspaces/{ws2}/webhooks/test", note="test event, missing workspace"),
+    ],
+    "Webhook endpoints: get-or-create by url, validation, limit, list, delete, test.",
+)
+
+UNDERIVED = Script(
+    "underived",
+    [
+        post(W + "/peers", {"id": "alice"}),
+        post(S, {"id": "s1", "peers": {"alice": {}}}),
+        get(W + "/queue/status", note="queue of an idle workspace"),
+        get(W + "/queue/status", params={"session_id": "s1"}, note="one session's queue"),
+        get(W + "/peers/alice/card", note="no card yet"),
+        get(W + "/peers/nobody/card", note="card of a missing peer"),
+        put(W + "/peers/alice/card", {"peer_card": ["likes tea"]}, note="set a card"),
+        get(W + "/peers/alice/card", note="the card set"),
+        put(W + "/peers/alice/card", {"peer_card": "x"}, note="card must be a list"),
+        post(W + "/peers/alice/representation", {}, note="empty representation"),
+        post(W + "/peers/nobody/representation", {}, note="representation of a missing peer"),
+        get(W + "/peers/alice/context", note="peer context, nothing derived"),
+        get(S + "/s1/summaries", note="no summaries yet"),
+        get(S + "/nothere/summaries", note="summaries of a missing session"),
+        get(S + "/s1/context", note="context of an empty session"),
+        get(S + "/nothere/context", note="context of a missing session"),
+        post(W + "/conclusions/list", note="no conclusions"),
+        post(W + "/conclusions", {"conclusions": []}, note="empty conclusion batch"),
+        delete(W + "/conclusions/AAAAAAAAAAAAAAAAAAAAA", note="delete a missing conclusion"),
+        post(W + "/schedule_dream", {}, note="dream without observer"),
+    ],
+    "Derived routes before anything is derived (no LLM needed), and their 404s.",
+)
+
+CONTEXT = Script(
+    "context",
+    [
+        post(
+            S + "/s1/messages",
+            _msgs(*[("alice" if i % 2 else "bob", f"message number {i} " * 5) for i in range(8)]),
+        ),
+        get(S + "/s1/context", params={"summary": "false"}, note="every message"),
+        get(S + "/s1/context", params={"tokens": 1, "summary": "false"}, note="tiny budget"),
+        get(S + "/s1/context", params={"tokens": 0}, note="budget below 1"),
+        get(S + "/s1/context", params={"tokens": 100_001}, note="budget above the maximum"),
+    ],
+    "Session context budgets (token counts cut identically only with exact counts).",
+)
+
+SERVER_BUGS = Script(
+    "server_bugs",
+    [
+        post(
+            S + "/s1/messages",
+            _msgs(("new.peer", "hi")),
+            note="invalid author id: a 500 at the tag",
+            divergence="message-invalid-author",
+        ),
+        post(S + "/s1/messages/list", note="nothing was stored"),
+        post("/v3/workspaces/{ws2}/sessions/{ws}twin/messages", _msgs(("alice", "elsewhere"))),
+        post(S + "/{ws}twin/messages", _msgs(("alice", "here"))),
+        post(
+            S + "/{ws}twin/clone",
+            note="another workspace has a session of this name: a 500 at the tag",
+            divergence="clone-cross-workspace",
+        ),
+        post(
+            S,
+            {"id": "{ws}later", "peers": {"carol": {}, "alice": {}, "bob": {}}},
+        ),
+        post(
+            W + "/peers/list",
+            unordered=True,
+            note="peers created by one request: ordered by their random primary key",
+        ),
+    ],
+    "Behaviour of the real 3.0.12 the fake declares rather than copies.",
+)
+
+SCRIPTS: tuple[Script, ...] = (
+    SERVICE,
+    WORKSPACES,
+    PEERS,
+    SESSIONS,
+    MEMBERS,
+    MESSAGES,
+    CLONE,
+    WEBHOOKS,
+    UNDERIVED,
+    CONTEXT,
+    SERVER_BUGS,
+)
+
+
+def script_named(name: str) -> Script:
+    for script in SCRIPTS:
+        if script.name == name:
+            return script
+    raise KeyError(f"no script named {name!r}; known: {', '.join(s.name for s in SCRIPTS)}")

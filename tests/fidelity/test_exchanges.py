@@ -1,0 +1,47 @@
+"""The recorded exchanges (tests/fidelity/exchanges, from a real Honcho 3.0.12) replayed
+against the fake: one test per script, failing with each exchange that answers differently.
+
+Re-record with ``fake-honcho compare --against URL --record tests/fidelity/exchanges``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contract_tests.drift.recording import Recording, differences, load_recordings, run_on_fake
+from contract_tests.drift.scripts import SCRIPTS
+
+EXCHANGES = Path(__file__).parent / "exchanges"
+RECORDINGS = {recording.script.name: recording for recording in load_recordings(EXCHANGES)}
+
+
+@pytest.mark.parametrize("name", sorted(RECORDINGS))
+def test_fake_answers_as_the_real_server_did(name: str) -> None:
+    """Every exchange equal, except those a register entry declares; and those must still
+    differ (a declaration the fake no longer needs is stale)."""
+    recording = RECORDINGS[name]
+    found = differences(recording.script, recording.results, run_on_fake(recording.script))
+    undeclared = [difference for difference in found if not difference.declared]
+    assert not undeclared, f"{name}: the fake differs from {recording.server}\n" + "\n".join(
+        difference.render() for difference in undeclared
+    )
+    differing = {difference.index for difference in found}
+    stale = [
+        f"[{i}] {step.note or step.path} ({step.divergence})"
+        for i, step in enumerate(recording.script.steps)
+        if step.divergence and i not in differing
+    ]
+    assert not stale, f"{name}: declared but now equal: {stale}"
+
+
+def test_every_script_is_recorded_as_it_is_written() -> None:
+    """Changing a script without re-recording it would replay an old request."""
+    for script in SCRIPTS:
+        assert script.name in RECORDINGS, f"{script.name} has no recording; re-record"
+        recorded: Recording = RECORDINGS[script.name]
+        assert [s.as_json() for s in recorded.script.steps] == [
+            s.as_json() for s in script.steps
+        ], f"{script.name} changed since it was recorded; re-record"
+    assert set(RECORDINGS) == {script.name for script in SCRIPTS}
