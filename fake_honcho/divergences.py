@@ -168,6 +168,35 @@ def _probe_units_per_message(client: httpx.Client, workspace: str) -> Any:
     return {"total": total, "observer_bob": by_observer}
 
 
+def _probe_peer_put_invalid_id(client: httpx.Client, workspace: str) -> Any:
+    return client.put(f"/v3/workspaces/{workspace}/peers/bad.name", json={}).status_code
+
+
+def _probe_filter_unknown_operator(client: httpx.Client, workspace: str) -> Any:
+    body = {"filters": {"id": {"like": "a"}}}
+    return client.post(f"/v3/workspaces/{workspace}/peers/list", json=body).status_code
+
+
+def _probe_deleted_session_messages(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("alice", "hello"))
+    client.delete(f"/v3/workspaces/{workspace}/sessions/s1")
+    listed = client.post(f"/v3/workspaces/{workspace}/sessions/s1/messages/list").json()
+    return listed["total"]
+
+
+def _probe_one_request_peers_order(client: httpx.Client, workspace: str) -> Any:
+    session = {"id": "s1", "peers": {"c": {}, "a": {}, "b": {}}}
+    client.post(f"/v3/workspaces/{workspace}/sessions", json=session)
+    listed = client.post(f"/v3/workspaces/{workspace}/peers/list").json()
+    return [peer["id"] for peer in listed["items"]]
+
+
+def _probe_pdf_upload(client: httpx.Client, workspace: str) -> Any:
+    pdf = {"file": ("x.pdf", b"%PDF-1.4\nnot really\n", "application/pdf")}
+    route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
+    return client.post(route, files=pdf, data={"peer_id": "alice"}).status_code
+
+
 # -- the register -------------------------------------------------------------------------
 
 _SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
@@ -302,6 +331,99 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_units_per_message,
         fake_result={"total": 2, "observer_bob": 1},
         real_result={"total": 1, "observer_bob": 0},
+    ),
+    Divergence(
+        id="real-peer-put-invalid-id-500",
+        kind="real-bug",
+        summary="PUT on a new peer whose id breaks the id pattern is a 500, not a 422",
+        real=(
+            "PUT .../peers/bad.name answers 500 {'detail': 'An unexpected error occurred'}: "
+            "the route builds PeerCreate(name=peer_id) outside any error handling"
+        ),
+        fake="422 with pydantic's string_pattern_mismatch item, loc ['id']",
+        reason="a bad request is never a 500 on the fake",
+        evidence=(
+            f"measured on {_SOURCE} (tests/fidelity/exchanges/peers.json); src/routers/peers.py "
+            "update_peer"
+        ),
+        probe=_probe_peer_put_invalid_id,
+        fake_result=422,
+        real_result=500,
+    ),
+    Divergence(
+        id="real-filter-errors-500",
+        kind="real-bug",
+        summary="a filter with an unknown operator or a mistyped value is a 500, not a 422",
+        real=(
+            "{'id': {'like': 'a'}} or {'id': {'gte': 3}} in a list route's filters answers 500 "
+            "(the filter builder's errors are not HonchoExceptions)"
+        ),
+        fake="422 naming the column and the operators it supports",
+        reason="a bad request is never a 500 on the fake",
+        evidence=(
+            f"measured on {_SOURCE} (tests/fidelity/exchanges/peers.json); src/utils/filter.py"
+        ),
+        probe=_probe_filter_unknown_operator,
+        fake_result=422,
+        real_result=500,
+    ),
+    Divergence(
+        id="deletion-at-once",
+        kind="not-copied",
+        summary="a deleted session's messages and members go at once, not in the background",
+        real=(
+            "DELETE .../sessions/{sid} marks the session inactive and queues the deletion for "
+            "the deriver; until it runs, the session's messages, members and member configs "
+            "are still listed, peers/{pid}/sessions still shows it (inactive), and once it "
+            "has run the session id can be created again"
+        ),
+        fake=(
+            "messages and memberships are deleted before the 202; the inactive session row "
+            "stays, so get-or-create of that id keeps answering 404"
+        ),
+        reason="the settled state without the race; reads of a deleted session are not portable",
+        evidence=(
+            f"measured on {_SOURCE}: messages/list right after the 202 still listed the message; "
+            "src/routers/sessions.py delete_session enqueue_deletion, src/crud/session.py "
+            "delete_session (hard delete)"
+        ),
+        probe=_probe_deleted_session_messages,
+        fake_result=0,
+        real_result=1,
+    ),
+    Divergence(
+        id="same-request-created-order",
+        kind="unspecified",
+        summary="rows created by one request come back in random order from the real server",
+        real=(
+            "lists order by (created_at, id); rows one request creates share the transaction's "
+            "created_at and their id is a random nanoid, so peers auto-created by one message "
+            "batch or session peer map are listed in no fixed order"
+        ),
+        fake="insertion order",
+        reason="one deterministic order; compare such lists as sets",
+        evidence="src/crud/peer.py get_peers: order_by(created_at, id); src/models.py Peer.id",
+        probe=_probe_one_request_peers_order,
+        fake_result=["c", "a", "b"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="pdf-upload",
+        kind="not-copied",
+        summary="the fake cannot read PDF uploads",
+        real=(
+            "application/pdf uploads are read with pdfplumber ('[Page N]' per page); a file "
+            "it cannot parse is a 500"
+        ),
+        fake=(
+            "application/pdf is refused like any unsupported type: 415 'Unsupported file type: "
+            "application/pdf. Supported types: [...]'"
+        ),
+        reason="a PDF parser is a heavy dependency for a test double",
+        evidence=f"measured on {_SOURCE}; src/utils/files.py PDFProcessor",
+        probe=_probe_pdf_upload,
+        fake_result=415,
+        real_result=500,
     ),
 )
 

@@ -41,7 +41,7 @@ def extract_text(data: bytes, content_type: str) -> str:
             return json.dumps(json.loads(decoded), ensure_ascii=False)
         except json.JSONDecodeError:
             raise HonchoError(422, "Uploaded JSON is invalid") from None
-    raise HonchoError(
+    raise HonchoError(  # PDFs too: register entry pdf-upload
         415, f"Unsupported file type: {content_type or None}. Supported types: {PROCESSORS}"
     )
 

@@ -48,6 +48,8 @@ def upload(name: str, content: str, kind: str, note: str) -> Step:
 
 _PROSE = "{40*{40*A sentence of prose. }\n}"
 UPLOADS = (
+    ("notes.txt", "uploaded text", "text/plain", "text upload"),
+    ("pic.png", "not really", "image/png", "unsupported file type"),
     ("a.json", '{"b": [1, 2], "é": "ü"}', "application/json", "JSON is re-serialised"),
     ("e.json", "  ", "application/json", "blank JSON"),
     ("bad.json", "{nope", "application/json", "invalid JSON"),
@@ -150,7 +152,7 @@ PEERS = Script(
             W + "/peers/bad.name",
             {},
             note="PUT on a bad new id",
-            divergence="peer-put-invalid-id",
+            divergence="real-peer-put-invalid-id-500",
         ),
         post(W + "/peers/list", note="insertion order"),
         post(W + "/peers/list", params={"size": 2, "page": 2}, note="second page"),
@@ -166,13 +168,13 @@ PEERS = Script(
             W + "/peers/list",
             {"filters": {"id": {"gte": 3}}},
             note="bad operator value",
-            divergence="filter-errors-500",
+            divergence="real-filter-errors-500",
         ),
         post(
             W + "/peers/list",
             {"filters": {"id": {"like": "a"}}},
             note="unknown operator",
-            divergence="filter-errors-500",
+            divergence="real-filter-errors-500",
         ),
         post(
             W + "/peers/list",
@@ -342,20 +344,6 @@ MESSAGES = Script(
         Step(
             "POST",
             S + "/s1/messages/upload",
-            files={"file": ("notes.txt", "uploaded text", "text/plain")},
-            data={"peer_id": "alice"},
-            note="text upload",
-        ),
-        Step(
-            "POST",
-            S + "/s1/messages/upload",
-            files={"file": ("pic.png", "not really", "image/png")},
-            data={"peer_id": "alice"},
-            note="unsupported file type",
-        ),
-        Step(
-            "POST",
-            S + "/s1/messages/upload",
             data={"peer_id": "alice"},
             note="upload without a file",
         ),
@@ -469,7 +457,7 @@ SERVER_BUGS = Script(
             S + "/s1/messages",
             _msgs(("new.peer", "hi")),
             note="invalid author id: a 500 at the tag",
-            divergence="message-invalid-author",
+            divergence="real-invalid-author-500",
         ),
         post(S + "/s1/messages/list", note="nothing was stored"),
         post("/v3/workspaces/{ws2}/sessions/{ws}twin/messages", _msgs(("alice", "elsewhere"))),
@@ -477,7 +465,7 @@ SERVER_BUGS = Script(
         post(
             S + "/{ws}twin/clone",
             note="another workspace has a session of this name: a 500 at the tag",
-            divergence="clone-cross-workspace",
+            divergence="real-clone-cross-workspace",
         ),
         post(
             S,
