@@ -16,8 +16,8 @@ from typing import Any
 
 from fake_honcho.deriver.conclusions import recency_key
 from fake_honcho.deriver.representation import lexical_score
+from fake_honcho.search import terms
 from fake_honcho.state import Row
-from fake_honcho.text import terms
 
 CONCLUSIONS_PER_LEVEL = {"minimal": 1, "low": 3, "medium": 5, "high": 8, "max": 12}
 _CHUNK = re.compile(r"\S+\s*")

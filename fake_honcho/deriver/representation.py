@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from fake_honcho.deriver.conclusions import recency_key
+from fake_honcho.search import terms
 from fake_honcho.state import Row
-from fake_honcho.text import terms
 
 DEFAULT_MAX_CONCLUSIONS = 100
 

@@ -27,7 +27,10 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
     filters = dict(body.get("filters") or {})
     perspective = filters.pop("peer_perspective", None)
     filters.update({"workspace_id": ws, **scope})
-    predicate = compile_filter(filters, MESSAGE)
+    # The index applies the route's own scope; any other filter tests the rows.
+    predicate = (
+        compile_filter(filters, MESSAGE) if filters.keys() - {"workspace_id", *scope} else None
+    )
     if perspective is not None:
         predicate = _with_perspective(fake, ws, str(perspective), predicate)
     query = strip_nul(body["query"])
@@ -37,6 +40,7 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
         where=predicate,
         limit=body.get("limit", 10),
         session_id=scope.get("session_id"),
+        peer_id=scope.get("peer_id"),
     )
     return respond(
         request, PublicRows(rows, memo=render_memo(fake.store)), schema="Message", many=True

@@ -1,4 +1,4 @@
-"""Tokeniser, stemmer and the ``token_count`` approximation of tiktoken's o200k_base."""
+"""The ``token_count`` approximation of tiktoken's o200k_base."""
 
 from __future__ import annotations
 
@@ -6,14 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fake_honcho.text import (
-    _PRETOKEN,
-    has_special_chars,
-    ilike,
-    stem,
-    terms,
-    token_count,
-)
+from fake_honcho.text import _PRETOKEN, token_count
 
 
 @pytest.mark.parametrize(
@@ -33,28 +26,6 @@ def test_token_count_matches_o200k_on_plain_text(text: str, tokens: int) -> None
 def test_token_count_grows_with_long_words_and_length() -> None:
     assert token_count("antidisestablishmentarianism") > 1
     assert token_count(" ".join(["word"] * 200)) == 200
-
-
-def test_terms_drop_stop_words_and_stem() -> None:
-    assert terms("I was hiking with the dogs") == ["hik", "dog"]
-    assert stem("hiking") == stem("hikes") == stem("hiked") == stem("hike")
-    assert stem("stories") == stem("story")
-    assert stem("running") == stem("runs")
-
-
-@pytest.mark.parametrize(
-    ("query", "special"),
-    [("tea time", False), ("tea?", True), ("peer_id", True), ("naïve café", False)],
-)
-def test_special_characters_switch(query: str, special: bool) -> None:
-    assert has_special_chars(query) is special
-
-
-def test_ilike_wildcards_and_case() -> None:
-    assert ilike("Te_")("a TEA b")
-    assert ilike("a%c")("xxABBBCxx")
-    assert ilike("A.C")("xa.cx")
-    assert not ilike("a.c")("abc")
 
 
 @settings(max_examples=400, deadline=None)

@@ -1,0 +1,166 @@
+"""The order PostgreSQL's ``ORDER BY ... LIMIT n`` gives rows whose sort keys tie.
+
+Honcho orders search hits by rank and ``created_at`` only, and every message of one
+batch shares its ``created_at``, so equal keys are common; the server then returns
+them in whatever order its sort leaves them. That order is deterministic given the
+order rows arrive in: PostgreSQL 15's ``tuplesort.c`` keeps the rows in memory and
+
+* sorts them with its quicksort (``src/include/lib/sort_template.h``: insertion sort
+  below 7 rows, an early return when already in order, median-of-three pivots, ninthers
+  above 40, equal keys swapped to the ends and back) when at most ``2 * n`` arrive;
+* otherwise switches to a bounded heap of ``n`` rows (the largest at the root, a new
+  row replacing it only when strictly smaller), then unheapifies it.
+
+This module replays both on the rows' keys (smaller key = earlier row), a
+reimplementation of those algorithms' steps, so a tie comes back where the server puts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+K = TypeVar("K")
+
+
+def top(keys: Sequence[K], limit: int) -> list[int]:
+    """Indexes of the first ``limit`` rows of ``ORDER BY key LIMIT limit``, in order.
+
+    ``keys`` are the rows' sort keys in the order the scan produced them; the keys need
+    only ``<`` and ``==``.
+    """
+    count = len(keys)
+    if count == 0 or limit <= 0:
+        return []
+    if count > 2 * limit:
+        return _bounded_heap(keys, limit)
+    rows = list(range(count))
+    _quicksort(keys, rows, 0, count)
+    return rows[:limit]
+
+
+def _cmp(keys: Sequence[K], a: int, b: int) -> int:
+    left, right = keys[a], keys[b]
+    if left < right:  # type: ignore[operator]
+        return -1
+    return 0 if left == right else 1
+
+
+def _med3(keys: Sequence[K], rows: list[int], a: int, b: int, c: int) -> int:
+    ka, kb, kc = rows[a], rows[b], rows[c]
+    if _cmp(keys, ka, kb) < 0:
+        if _cmp(keys, kb, kc) < 0:
+            return b
+        return c if _cmp(keys, ka, kc) < 0 else a
+    if _cmp(keys, kb, kc) > 0:
+        return b
+    return a if _cmp(keys, ka, kc) < 0 else c
+
+
+def _swapn(rows: list[int], a: int, b: int, n: int) -> None:
+    for i in range(n):
+        rows[a + i], rows[b + i] = rows[b + i], rows[a + i]
+
+
+def _quicksort(keys: Sequence[K], rows: list[int], a: int, n: int) -> None:
+    """Sort ``rows[a:a+n]`` by key, step for step as ``sort_template.h`` does."""
+    while True:
+        if n < 7:
+            for m in range(a + 1, a + n):
+                low = m
+                while low > a and _cmp(keys, rows[low - 1], rows[low]) > 0:
+                    rows[low], rows[low - 1] = rows[low - 1], rows[low]
+                    low -= 1
+            return
+        if all(_cmp(keys, rows[m - 1], rows[m]) <= 0 for m in range(a + 1, a + n)):
+            return
+        middle = a + n // 2
+        if n > 7:
+            low, high = a, a + n - 1
+            if n > 40:
+                d = n // 8
+                low = _med3(keys, rows, low, low + d, low + 2 * d)
+                middle = _med3(keys, rows, middle - d, middle, middle + d)
+                high = _med3(keys, rows, high - 2 * d, high - d, high)
+            middle = _med3(keys, rows, low, middle, high)
+        rows[a], rows[middle] = rows[middle], rows[a]
+        pa = pb = a + 1
+        pc = pd = a + n - 1
+        while True:
+            while pb <= pc and (r := _cmp(keys, rows[pb], rows[a])) <= 0:
+                if r == 0:
+                    rows[pa], rows[pb] = rows[pb], rows[pa]
+                    pa += 1
+                pb += 1
+            while pb <= pc and (r := _cmp(keys, rows[pc], rows[a])) >= 0:
+                if r == 0:
+                    rows[pc], rows[pd] = rows[pd], rows[pc]
+                    pd -= 1
+                pc -= 1
+            if pb > pc:
+                break
+            rows[pb], rows[pc] = rows[pc], rows[pb]
+            pb += 1
+            pc -= 1
+        pn = a + n
+        d1 = min(pa - a, pb - pa)
+        _swapn(rows, a, pb - d1, d1)
+        d1 = min(pd - pc, pn - pd - 1)
+        _swapn(rows, pb, pn - d1, d1)
+        d1 = pb - pa
+        d2 = pd - pc
+        if d1 <= d2:
+            if d1 > 1:
+                _quicksort(keys, rows, a, d1)
+            if d2 <= 1:
+                return
+            a, n = pn - d2, d2
+        else:
+            if d2 > 1:
+                _quicksort(keys, rows, pn - d2, d2)
+            if d1 <= 1:
+                return
+            n = d1
+
+
+def _bounded_heap(keys: Sequence[K], limit: int) -> list[int]:
+    """``make_bounded_heap`` + ``sort_bounded_heap``: a max-heap of the best ``limit``."""
+    heap: list[int] = []
+
+    def reverse(a: int, b: int) -> int:  # the heap runs with the direction reversed
+        return -_cmp(keys, a, b)
+
+    def sift_down(row: int, size: int) -> None:  # tuplesort_heap_replace_top
+        hole = 0
+        while True:
+            child = 2 * hole + 1
+            if child >= size:
+                break
+            if child + 1 < size and reverse(heap[child], heap[child + 1]) > 0:
+                child += 1
+            if reverse(row, heap[child]) <= 0:
+                break
+            heap[hole] = heap[child]
+            hole = child
+        heap[hole] = row
+
+    for row in range(len(keys)):
+        if len(heap) < limit:  # tuplesort_heap_insert
+            heap.append(row)
+            j = len(heap) - 1
+            while j > 0:
+                parent = (j - 1) >> 1
+                if reverse(row, heap[parent]) >= 0:
+                    break
+                heap[j] = heap[parent]
+                j = parent
+            heap[j] = row
+        elif reverse(row, heap[0]) > 0:
+            sift_down(row, limit)
+    size = len(heap)
+    while size > 1:  # unheapify: the root (largest left) goes to the freed end slot
+        root = heap[0]
+        size -= 1
+        sift_down(heap[size], size)
+        heap[size] = root
+    return heap
