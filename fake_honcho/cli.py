@@ -1,57 +1,73 @@
-"""``fake-honcho``: serve a fake Honcho v3 over HTTP.
+"""``fake-honcho``: serve a fake Honcho v3 over HTTP (and the subcommands in :data:`COMMANDS`).
 
-SIGINT and SIGTERM shut the server down gracefully, compact the state file and
-exit 0. The first line on stdout is the server's base URL (with the real port when
-``--port 0`` asked the OS for one), printed once the socket is listening, so a
-script or a test can read where to connect. uvicorn's logs go to stderr.
+``fake-honcho [OPTIONS]`` (or ``fake-honcho serve [OPTIONS]``) serves. SIGINT and
+SIGTERM shut the server down gracefully, compact the state file, remove its lock
+file and exit 0. The first line on stdout is the server's base URL (with the real
+port when ``--port 0`` asked the OS for one), printed once the socket is listening,
+so a script or a test can read where to connect. uvicorn's logs go to stderr; the
+fake's own notices are plain ``fake-honcho: warning: ...`` lines there. Mistakes in
+the options are one-line argparse errors (exit 2); a state file or port that cannot
+be used is a one-line ``fake-honcho: error: ...`` (exit 1).
 
-To add an option: add it in :func:`build_parser` and apply it in :func:`create_fake`.
+To add a serve option: add it in :func:`build_parser` and apply it in :func:`create_fake`.
+To add a subcommand: write ``def run(argv: Sequence[str]) -> int`` (its own argparse
+parser, ``prog="fake-honcho NAME"``) and register it in :data:`COMMANDS`.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import uvicorn
 
 from fake_honcho.fake import FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.persistence import StateFileError
-from fake_honcho.server import bind, make_server, url_of
+from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 
-__all__ = ["build_parser", "create_fake", "main"]
+__all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 
+PROG = "fake-honcho"
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
-LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
 DERIVER_MODES = ("background", "immediate", "manual")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
+MAX_PORT = 65535
 
 
 def build_parser() -> argparse.ArgumentParser:
+    others = ", ".join(name for name in COMMANDS if name != "serve")
     parser = argparse.ArgumentParser(
-        prog="fake-honcho",
+        prog=PROG,
         description="Serve a fake Honcho v3 API (no Postgres, no LLM) for development and tests.",
+        epilog=f"other commands: {others} (see '{PROG} COMMAND --help')" if others else None,
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
-        "--port", type=int, default=8000, help="port to bind; 0 picks a free one (%(default)s)"
+        "--port",
+        type=_port,
+        default=8000,
+        help=f"port to bind, 0..{MAX_PORT}; 0 picks a free one (%(default)s)",
     )
     parser.add_argument(
         "--api-key",
+        type=_api_key,
         help=f"require 'Authorization: Bearer <key>' on every route but /health "
         f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
     )
-    parser.add_argument("--log-level", choices=LOG_LEVELS, default="info")
+    parser.add_argument("--log-level", choices=tuple(LOG_LEVELS), default="info")
     parser.add_argument(
         "--deriver",
         choices=DERIVER_MODES,
         default="background",
-        help="when derived data (conclusions, summaries) is computed (%(default)s)",
+        help="when derived data (conclusions, summaries) is computed; manual: only when "
+        "POST /_fake/deriver/step or /drain asks (%(default)s)",
     )
     parser.add_argument(
         "--state-file",
@@ -59,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep state in this file across restarts (append-only log, compacted at exit)",
     )
     parser.add_argument("--seed", type=int, help="seed generated ids for reproducible runs")
+    parser.add_argument(
+        "--shutdown-grace",
+        type=_seconds,
+        default=SHUTDOWN_GRACE_SECONDS,
+        metavar="SECONDS",
+        help="at SIGINT/SIGTERM, how long requests in flight may take to finish; later "
+        "ones are answered 503 (%(default)s)",
+    )
     parser.add_argument(
         "--fault",
         action="append",
@@ -70,6 +94,28 @@ def build_parser() -> argparse.ArgumentParser:
         "at /_fake/faults)",
     )
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"must be an integer 0..{MAX_PORT}, got {text!r}")
+    return port
+
+
+def _seconds(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of seconds >= 0, got {text!r}")
+    return int(text)
+
+
+def _api_key(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (leave it out to turn auth off)")
+    return text
 
 
 def _fault_rule(text: str) -> FaultRule:
@@ -94,32 +140,70 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
     return fake
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["compare"]:  # the drift report (contract_tests.drift.cli)
-        from contract_tests.drift.cli import main as compare
+def error(message: str) -> int:
+    """Report a one-line error the way argparse does, without the usage; exit status 1."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 1
 
-        return compare(argv[1:])
-    parser = build_parser()
-    args = parser.parse_args(argv)
+
+class _NoticeFormatter(logging.Formatter):
+    """``fake-honcho: warning: <message>``: a notice, not a Python warning with its source."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{PROG}: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
+def show_notices(level: str) -> None:
+    """Send the ``fake_honcho`` loggers' records to stderr as plain notice lines."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_NoticeFormatter())
+    root = logging.getLogger("fake_honcho")
+    root.handlers[:] = [handler]
+    root.setLevel(LOG_LEVELS[level])
+    root.propagate = False
+
+
+def serve(argv: Sequence[str]) -> int:
+    """``fake-honcho [serve] [OPTIONS]``: serve until SIGINT or SIGTERM."""
+    args = build_parser().parse_args(argv)
+    show_notices(args.log_level)
     try:
         fake = create_fake(args)
-    except StateFileError as error:
-        print(f"fake-honcho: error: {error}", file=sys.stderr)
-        return 1
+    except StateFileError as problem:
+        return error(str(problem))
     with fake:
         try:
             sock = bind(args.host, args.port)
-        except OSError as error:
-            print(
-                f"fake-honcho: error: cannot listen on {args.host}:{args.port}: {error}",
-                file=sys.stderr,
-            )
-            return 1
+        except OSError as problem:
+            return error(f"cannot listen on {args.host}:{args.port}: {problem}")
         with sock:
             print(url_of(sock), flush=True)
-            run_until_signalled(make_server(fake.server_app, log_level=args.log_level), sock)
+            server = make_server(
+                fake.server_app, log_level=args.log_level, shutdown_grace=args.shutdown_grace
+            )
+            run_until_signalled(server, sock)
     return 0
+
+
+def compare(argv: Sequence[str]) -> int:
+    """``fake-honcho compare --against URL``: the drift report (``contract_tests.drift.cli``)."""
+    from contract_tests.drift.cli import main as run
+
+    return run(argv)
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"serve": serve, "compare": compare}
+"""Subcommands by name; anything else on the command line is ``serve``'s options."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in COMMANDS:
+        return COMMANDS[args[0]](args[1:])
+    return serve(args)
 
 
 def run_until_signalled(server: uvicorn.Server, sock: socket.socket) -> None:

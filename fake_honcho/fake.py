@@ -91,6 +91,7 @@ class FakeHoncho:
             except BaseException:
                 self.deriver.close()
                 raise
+            self.deriver.wake()  # replayed work still queued
 
     def _stack(self, core: Starlette) -> ASGIApp:
         app: ASGIApp = core

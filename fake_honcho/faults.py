@@ -25,6 +25,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -36,6 +37,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fake_honcho.journal import FAULT_SCOPE_KEY
+from fake_honcho.server import close_connection
 
 DROP_EXTENSION = "fake_honcho.drop_connection"
 """``scope["extensions"]`` key of an async callable that closes the client's socket."""
@@ -88,6 +90,7 @@ class FaultRule:
     rate: float | None = None
     seed: int = 0
     _route_pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _typed: str | None = field(default=None, init=False, repr=False, compare=False)
     _methods: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -150,11 +153,22 @@ class FaultRule:
 
     @property
     def spec(self) -> str:
-        """The rule in :func:`parse_rule`'s mini-syntax (``parse_rule(rule.spec) == rule``)."""
+        """The rule in :func:`parse_rule`'s mini-syntax (``parse_rule(rule.spec) == rule``).
+
+        A parsed rule is shown as it was typed (``latency=200ms``, options in the order
+        given); one built from fields in canonical order, with latency in ms or s.
+        """
+        if self._typed is not None:
+            return self._typed
         parts = [] if self.method == "*" else [self.method]
         parts.append(self.route)
         for key, value in self.options().items():
-            parts.append(key if value is True else f"{key}={_format_value(value)}")
+            if value is True:
+                parts.append(key)
+            elif key == "latency":
+                parts.append(f"latency={_format_duration(value)}")
+            else:
+                parts.append(f"{key}={_format_value(value)}")
         return " ".join(_quote(part) for part in parts)
 
     @classmethod
@@ -209,6 +223,13 @@ def _format_value(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _format_duration(seconds: float) -> str:
+    """``0.2`` -> ``200ms``, ``2.0`` -> ``2s``: how latencies are usually typed."""
+    if seconds >= 1 and float(seconds).is_integer():
+        return f"{int(seconds)}s"
+    return f"{seconds * 1000:.15g}ms"
 
 
 def compile_route(route: str) -> re.Pattern[str]:
@@ -285,7 +306,9 @@ def parse_rule(spec: str) -> FaultRule:
             fields[key] = value
         else:
             raise ValueError(f"unknown fault rule option or action {key!r} in {spec!r}")
-    return FaultRule(**fields)
+    rule = FaultRule(**fields)
+    object.__setattr__(rule, "_typed", " ".join(_quote(token) for token in tokens))
+    return rule
 
 
 def _is_route(token: str) -> bool:
@@ -559,24 +582,14 @@ def with_connection_drop(app: ASGIApp) -> ASGIApp:
         cycle = getattr(send, "__self__", None)
         transport = getattr(cycle, "transport", None)
         if scope["type"] == "http" and hasattr(transport, "close"):
-            extensions = {**scope.get("extensions", {}), DROP_EXTENSION: _closer(cycle, transport)}
+            extensions = {
+                **scope.get("extensions", {}),
+                DROP_EXTENSION: partial(close_connection, cycle),
+            }
             scope = {**scope, "extensions": extensions}
         await app(scope, receive, send)
 
     return wrapped
-
-
-def _closer(cycle: Any, transport: Any) -> Callable[[], Awaitable[None]]:
-    async def close() -> None:
-        transport.close()
-        # uvicorn learns of the closed connection on a later loop iteration; until it
-        # does, returning without a response would make it answer 500 instead.
-        for _ in range(100):
-            if getattr(cycle, "disconnected", True):
-                return
-            await anyio.sleep(0)
-
-    return close
 
 
 # Control routes (curl-able JSON): GET/POST/DELETE /_fake/faults, GET/DELETE /_fake/faults/{id}

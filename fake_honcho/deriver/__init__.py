@@ -142,6 +142,11 @@ class Deriver:
         while self.step():
             pass
 
+    def wake(self) -> None:
+        """Have a background worker look at the queue again (after rows were loaded into it)."""
+        if self.mode == "background":
+            self._wake.set()
+
     def reset(self) -> None:
         """Forget every queue unit, conclusion, card and summary."""
         with self.store.lock:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -19,39 +16,7 @@ import pytest
 
 from fake_honcho.cli import build_parser, create_fake, main
 
-STARTUP_TIMEOUT = 60
-
-
-@contextmanager
-def running(
-    *args: str, command: Sequence[str] = (sys.executable, "-m", "fake_honcho"), **env: str
-) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """Start the CLI, yield (base URL read from its first stdout line, process); stop it."""
-    process = subprocess.Popen(
-        [*command, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **env},
-    )
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().strip()
-        if not url:
-            process.wait(STARTUP_TIMEOUT)
-            pytest.fail(f"fake-honcho did not start: {process.stderr.read()}")  # type: ignore[union-attr]
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate(timeout=STARTUP_TIMEOUT)
-
-
-def stop(process: subprocess.Popen[str]) -> tuple[int, str]:
-    """SIGTERM the server; its exit code and everything it wrote after the URL line."""
-    process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=STARTUP_TIMEOUT)
-    return process.returncode, out + err
+from .served import STARTUP_TIMEOUT, running, stop
 
 
 def free_port() -> int:
@@ -239,3 +204,107 @@ def test_kill_9_and_restart_keep_every_acknowledged_write(tmp_path: Path) -> Non
         (r["c"], str(r["k"])) for r in map(json.loads, Path(state).read_text().splitlines()[1:])
     ]
     assert len(keys) == len(set(keys))  # compacted: one record per live row
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "99999"], "argument --port: must be an integer 0..65535, got '99999'"),
+        (["--port", "-1"], "argument --port: must be an integer 0..65535, got '-1'"),
+        (["--port", "http"], "argument --port: must be an integer 0..65535, got 'http'"),
+        (["--api-key", ""], "argument --api-key: must not be empty"),
+        (["--shutdown-grace", "-2"], "argument --shutdown-grace: must be a whole number"),
+    ],
+)
+def test_argument_errors_are_argparse_errors(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: fake-honcho ")
+    assert err.splitlines()[-1].startswith(f"fake-honcho: error: {message}")
+    assert "Traceback" not in err
+
+
+def test_a_file_that_is_not_a_state_file_refuses_start_up_and_stays_byte_identical(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"notes")
+    result = subprocess.run(
+        [sys.executable, "-m", "fake_honcho", "--port", "0", "--state-file", "notes.txt"],
+        capture_output=True,
+        text=True,
+        timeout=STARTUP_TIMEOUT,
+        cwd=tmp_path,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "fake-honcho: error: notes.txt:1: not a fake-honcho state file\n"
+    assert notes.read_bytes() == b"notes"
+    assert [path.name for path in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_a_missing_directory_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope"
+    assert main(["--port", "0", "--state-file", str(missing / "state.jsonl")]) == 1
+    assert capsys.readouterr().err == (
+        f"fake-honcho: error: {missing}/state.jsonl: cannot create lock file "
+        f"{missing}/state.jsonl.lock: directory {missing} does not exist\n"
+    )
+
+
+def test_a_torn_tail_is_a_plain_warning_and_the_lock_goes_at_exit(tmp_path: Path) -> None:
+    state = tmp_path / "state.jsonl"
+    state.write_text(
+        '{"format":"fake-honcho-state","version":1}\n{"c":"workspaces","k":"a","r":{"id":"a"}}\n'
+        '{"c":"workspaces","k":"b","r":{"i'
+    )
+    with running("--port", "0", "--state-file", str(state), "--log-level", "warning") as (
+        url,
+        process,
+    ):
+        assert (tmp_path / "state.jsonl.lock").exists()
+        listed = httpx.post(f"{url}/v3/workspaces/list", json={}).json()["items"]
+        assert [workspace["id"] for workspace in listed] == ["a"]
+        code, output = stop(process, signal.SIGINT)
+    assert code == 0
+    notice = f"fake-honcho: warning: {state}:3: dropping a torn final line (an interrupted write)"
+    assert output == notice + "\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["state.jsonl"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_slow_request_at_shutdown_gets_a_clean_answer(sig: signal.Signals) -> None:
+    """Within the grace period it is served; a request still running after it gets a 503."""
+    args = ("--port", "0", "--log-level", "warning", "--shutdown-grace", "1")
+    faults = ("--fault", "POST /v3/workspaces/list latency=300ms", "--fault", "PUT ** latency=60s")
+    with running(*args, *faults) as (url, process), httpx.Client(base_url=url) as client:
+        answers: dict[str, httpx.Response] = {}
+
+        def call(name: str, method: str, path: str) -> None:
+            answers[name] = client.request(method, path, json={}, timeout=STARTUP_TIMEOUT)
+
+        calls = [
+            threading.Thread(target=call, args=("quick", "POST", "/v3/workspaces/list")),
+            threading.Thread(target=call, args=("slow", "PUT", "/v3/workspaces/ws")),
+        ]
+        for thread in calls:
+            thread.start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while time.monotonic() < deadline:  # until both requests are inside their latency
+            if all(rule["matched"] for rule in client.get("/_fake/faults").json()["rules"]):
+                break
+            time.sleep(0.01)
+        code, output = stop(process, sig)
+        for thread in calls:
+            thread.join()
+    assert code == 0
+    assert answers["quick"].status_code == 200
+    assert (answers["slow"].status_code, answers["slow"].json()) == (
+        503,
+        {"detail": "fake-honcho is shutting down"},
+    )
+    assert "Traceback" not in output
+    assert "Exception in ASGI application" not in output

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.persistence import HEADER, StateFile, StateFileError
+from fake_honcho.auth import ISSUED_KEYS
+from fake_honcho.persistence import HEADER, KNOWN_COLLECTIONS, StateFile, StateFileError
 from fake_honcho.state import Store
+
+WS_A = '{"c":"workspaces","k":"a","r":{"id":"a"}}'
 
 
 def fill(store: Store) -> None:
@@ -78,7 +82,9 @@ def test_replay_notifies_listeners_so_indexes_rebuild(tmp_path: Path) -> None:
     assert seen == ["ws", ("ws", "alice")]
 
 
-def test_a_torn_final_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
+def test_a_torn_final_line_is_dropped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "state.jsonl"
     store = Store()
     running = StateFile(path, store)
@@ -88,8 +94,11 @@ def test_a_torn_final_line_is_dropped_with_a_warning(tmp_path: Path) -> None:
     with image.open("ab") as log:
         log.write(b'{"c":"workspaces","k":"torn","r":{"id"')
     restored = Store()
-    with pytest.warns(RuntimeWarning, match=r"crashed.jsonl:7: dropping a torn final line"):
+    with caplog.at_level(logging.WARNING, logger="fake_honcho.persistence"):
         StateFile(image, restored).close()
+    assert [record.getMessage() for record in caplog.records] == [
+        f"{image}:7: dropping a torn final line (an interrupted write)"
+    ]
     assert restored.get("workspaces", "torn") is None
     assert snapshot(restored) == snapshot(store)
     assert "torn" not in image.read_text()
@@ -106,9 +115,9 @@ def test_a_complete_final_record_missing_only_its_newline_is_kept(tmp_path: Path
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (HEADER + "{not json}\n" + '{"c":"w","k":"a","r":{}}\n', r"state.jsonl:2: corrupt"),
-        (HEADER + '{"c":"w","k":"a","r":{}}\n' + '{"c":"w","k":5}\n', r"state.jsonl:3: corrupt"),
-        (HEADER + '{"c":"w","k":"a","r":[1]}\n', r"state.jsonl:2: corrupt"),
+        (HEADER + "{not json}\n" + f"{WS_A}\n", r"state.jsonl:2: corrupt"),
+        (HEADER + f"{WS_A}\n" + '{"c":"workspaces","k":5}\n', r"state.jsonl:3: corrupt"),
+        (HEADER + '{"c":"workspaces","k":"a","r":[1]}\n', r"state.jsonl:2: corrupt"),
         (HEADER + '["c"]\n', r"state.jsonl:2: corrupt"),
         ('{"hello": "world"}\n', r"state.jsonl:1: not a fake-honcho state file"),
         ('{"format":"fake-honcho-state","version":99}\n', r"state.jsonl:1: unsupported"),
@@ -124,11 +133,115 @@ def test_a_corrupt_file_refuses_to_start_and_is_left_untouched(
     assert path.read_text() == content
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"notes",
+        b"notes\n",
+        b"my notes\nsecond line",
+        b"\n",
+        b'{"format": "fake-honcho-state", "version": 1',  # JSON-ish, but not our header's bytes
+        HEADER.encode() + b"a line appended by hand",
+        HEADER.encode() + b'{"c":"workspaces"}',  # complete JSON, so not a torn write
+    ],
+)
+def test_a_file_that_is_not_a_state_file_is_refused_and_left_byte_identical(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    with pytest.raises(StateFileError, match=r"notes.txt:\d+: "):
+        StateFile(path, Store())
+    assert path.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no lock, no temp file
+
+
+def test_a_header_torn_by_the_first_write_counts_as_empty(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    path.write_bytes(HEADER.encode()[:17])
+    store = Store()
+    StateFile(path, store).close()
+    assert store.collections() == []
+    assert path.read_text() == HEADER
+
+
+def test_a_record_naming_an_unknown_collection_refuses_start_up(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    for tail in ('{"c":"wrokspaces","k":"b","r":{}}\n', '{"c":"wrokspaces","k":"b"}'):
+        content = HEADER + WS_A + "\n" + tail
+        path.write_text(content)
+        with pytest.raises(
+            StateFileError, match=r"state.jsonl:3: record names an unknown collection 'wrokspaces'"
+        ):
+            StateFile(path, Store())
+        assert path.read_text() == content
+
+
+def test_every_collection_a_workload_creates_is_known(tmp_path: Path) -> None:
+    """A collection missing from KNOWN_COLLECTIONS would make its own state file unloadable."""
+    ws = "/v3/workspaces/ws"
+    with (
+        FakeHoncho(api_key="k", state_file=tmp_path / "state.jsonl") as fake,
+        httpx.Client(
+            transport=fake.transport(),
+            base_url="http://fake",
+            headers={"Authorization": "Bearer k"},
+        ) as client,
+    ):
+        client.post(f"{ws}/sessions", json={"id": "s", "peers": {"ann": {}, "bob": {}}})
+        for n in range(21):
+            client.post(
+                f"{ws}/sessions/s/messages",
+                json={"messages": [{"peer_id": "ann", "content": f"I like tea number {n}"}]},
+            ).raise_for_status()
+        client.post(f"{ws}/webhooks", json={"url": "https://example.com/hook"}).raise_for_status()
+        client.post("/v3/keys", params={"workspace_id": "ws"}).raise_for_status()
+        client.post(
+            f"{ws}/schedule_dream", json={"observer": "ann", "dream_type": "omni"}
+        ).raise_for_status()
+        created = set(fake.store.collections())
+    assert created - KNOWN_COLLECTIONS == set()
+    assert {"messages", "webhooks", "conclusions", "summaries", ISSUED_KEYS} <= created
+    StateFile(tmp_path / "state.jsonl", Store()).close()  # and it loads again
+
+
+def test_the_lock_file_is_removed_at_close_and_a_leftover_one_is_taken(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    lock = tmp_path / "state.jsonl.lock"
+    state = StateFile(path, Store())
+    assert lock.read_bytes().startswith(b"fake-honcho state file lock")
+    state.close()
+    assert not lock.exists()
+    lock.write_bytes(b"fake-honcho state file lock (pid 1)\n")  # as a SIGKILL leaves it
+    StateFile(path, Store()).close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.jsonl"]
+
+
+def test_files_beside_the_state_file_are_never_clobbered(tmp_path: Path) -> None:
+    path = tmp_path / "state.jsonl"
+    lock = tmp_path / "state.jsonl.lock"
+    lock.write_bytes(b"someone else's lock")
+    with pytest.raises(StateFileError, match="is not a fake-honcho lock file"):
+        StateFile(path, Store())
+    assert lock.read_bytes() == b"someone else's lock"
+    assert not path.exists()
+    lock.unlink()
+    mine = tmp_path / "state.jsonl.compacting"
+    mine.write_bytes(b"my data")
+    StateFile(path, Store()).close()
+    assert mine.read_bytes() == b"my data"
+
+
 def test_an_unreadable_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StateFileError, match="is a directory"):
         StateFile(tmp_path, Store())
-    with pytest.raises(StateFileError, match="cannot create lock file"):
-        StateFile(tmp_path / "missing" / "state.jsonl", Store())
+    missing = tmp_path / "missing"
+    with pytest.raises(
+        StateFileError,
+        match=rf"cannot create lock file {missing}/state.jsonl.lock: "
+        rf"directory {missing} does not exist",
+    ):
+        StateFile(missing / "state.jsonl", Store())
 
 
 def test_a_missing_or_empty_file_starts_empty(tmp_path: Path) -> None:

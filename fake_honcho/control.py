@@ -1,0 +1,118 @@
+"""What a test harness does to a fake: step or drain its deriver, reset, seed, read its journal.
+
+Each function takes the :class:`FakeHoncho` and answers the JSON the matching
+``/_fake/...`` control route sends (``fake_honcho/routes/control.py``), so the
+in-process and the HTTP control clients (``contract_tests.control``) see the same
+data. Control requests themselves are left out of the journal they read: reading
+it over HTTP shows what reading it in-process shows.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from fake_honcho.faults import CONTROL_PREFIX
+from fake_honcho.journal import JournalEntry
+from fake_honcho.persistence import apply_records, dump_state, read_records
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
+
+__all__ = [
+    "clear_journal",
+    "deriver_status",
+    "drain",
+    "export_state",
+    "journal",
+    "load_state",
+    "step",
+]
+
+STATE_MEDIA_TYPE = "application/x-ndjson"
+
+
+def deriver_status(fake: FakeHoncho) -> dict[str, Any]:
+    """The deriver's mode and how many units are queued (not yet run) or have failed."""
+    return {
+        "mode": fake.deriver.mode,
+        "queued": len(fake.deriver.queued()),
+        "failed": len(fake.deriver.failures()),
+    }
+
+
+def step(fake: FakeHoncho, count: int = 1) -> dict[str, Any]:
+    """Run up to ``count`` queued units, oldest first: ``{"ran": n, "queued": left}``."""
+    ran = 0
+    while ran < count and fake.deriver.step():
+        ran += 1
+    return {"ran": ran, "queued": len(fake.deriver.queued())}
+
+
+def drain(fake: FakeHoncho, timeout: float) -> dict[str, Any]:
+    """Run queued units (helping a background worker) until none is left or ``timeout`` ends.
+
+    ``{"ran": n, "queued": 0, "idle": true}``; when time runs out ``idle`` is false
+    and ``detail`` says how much is still queued. A unit is claimed and run under the
+    store lock, so a step that finds nothing means nothing is running either.
+    """
+    deadline = time.monotonic() + timeout
+    ran = 0
+    while fake.deriver.step():
+        ran += 1
+        if time.monotonic() >= deadline:
+            left = len(fake.deriver.queued())
+            if left:
+                return {
+                    "ran": ran,
+                    "queued": left,
+                    "idle": False,
+                    "detail": f"deriver not idle after {timeout:g}s: "
+                    f"{left} unit(s) still queued ({ran} run)",
+                }
+    return {"ran": ran, "queued": 0, "idle": True}
+
+
+def journal(fake: FakeHoncho) -> list[dict[str, Any]]:
+    """Every journaled request but control requests, oldest first, as JSON."""
+    return [_entry(entry) for entry in fake.requests if not entry.path.startswith(CONTROL_PREFIX)]
+
+
+def _entry(entry: JournalEntry) -> dict[str, Any]:
+    return {
+        "method": entry.method,
+        "path": entry.path,
+        "query": entry.query,
+        "json": entry.json,
+        "status": entry.status,
+        "fault": entry.fault,
+    }
+
+
+def clear_journal(fake: FakeHoncho) -> dict[str, Any]:
+    """Forget the journal: ``{"removed": n}``."""
+    removed = len(fake.requests)
+    fake.requests.clear()
+    return {"removed": removed}
+
+
+def export_state(fake: FakeHoncho) -> bytes:
+    """The whole store as a compact state file (what ``--state-file`` keeps, and a seed)."""
+    with fake.store.lock:
+        return b"".join(dump_state(fake.store))
+
+
+def load_state(fake: FakeHoncho, data: bytes, source: str = "state") -> dict[str, Any]:
+    """Replace everything with a seed: :meth:`FakeHoncho.reset`, then the seed's rows.
+
+    The seed is checked whole before anything changes (a bad one raises
+    ``StateFileError`` naming ``source`` and the line, and the fake is untouched).
+    Queued deriver work in the seed stays queued (and a background worker picks it up).
+    """
+    records = read_records(data, source, torn_tail=False)
+    with fake.store.lock:
+        fake.reset()
+        apply_records(fake.store, records)
+        rows = sum(fake.store.count(name) for name in fake.store.collections())
+    fake.deriver.wake()
+    return {"rows": rows}

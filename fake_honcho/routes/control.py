@@ -1,0 +1,115 @@
+"""``/_fake/...``: the served fake's control routes (see ``fake_honcho.control``).
+
+Beside ``/_fake/faults``, behind auth like every route but ``/health``, never faulted:
+
+- ``GET /_fake/deriver``: ``{"mode", "queued", "failed"}``;
+- ``POST /_fake/deriver/step`` ``{"count": 1}``: run queued units, ``{"ran", "queued"}``;
+- ``POST /_fake/deriver/drain`` ``{"timeout": 30}``: run until idle, or 408 at the timeout;
+- ``POST /_fake/reset``: forget everything (204);
+- ``GET /_fake/state``: the state as a state file; ``PUT /_fake/state``: load one (a seed);
+- ``GET /_fake/journal``: ``{"requests": [...]}``; ``DELETE /_fake/journal``: ``{"removed"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from fake_honcho import control
+from fake_honcho.endpoint import fake_of
+from fake_honcho.persistence import StateFileError
+
+DEFAULT_DRAIN_TIMEOUT = 30.0
+MAX_STEP_COUNT = 1_000_000
+
+
+class _BadOptions(ValueError):
+    pass
+
+
+async def _option(request: Request, name: str, default: float, *, integer: bool) -> float:
+    """One number from an optional JSON object body (``{}`` or no body: ``default``)."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        raise _BadOptions("the body must be a JSON object") from None
+    if not isinstance(body, dict) or set(body) - {name}:
+        raise _BadOptions(f'the body must be {{}} or {{"{name}": <number>}}')
+    value = body.get(name, default)
+    kind = "an integer" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
+        raise _BadOptions(f"{name} must be {kind}, got {value!r}")
+    if not (0 < value <= (MAX_STEP_COUNT if integer else math.inf)) or math.isnan(value):
+        raise _BadOptions(f"{name} must be positive, got {value!r}")
+    return value
+
+
+def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"detail": detail, **extra}, status_code=status)
+
+
+async def get_deriver(request: Request) -> Response:
+    return JSONResponse(control.deriver_status(fake_of(request)))
+
+
+async def step_deriver(request: Request) -> Response:
+    try:
+        count = int(await _option(request, "count", 1, integer=True))
+    except _BadOptions as error:
+        return _error(422, str(error))
+    fake = fake_of(request)
+    return JSONResponse(await anyio.to_thread.run_sync(control.step, fake, count))
+
+
+async def drain_deriver(request: Request) -> Response:
+    try:
+        timeout = await _option(request, "timeout", DEFAULT_DRAIN_TIMEOUT, integer=False)
+    except _BadOptions as error:
+        return _error(422, str(error))
+    result = await anyio.to_thread.run_sync(control.drain, fake_of(request), timeout)
+    return JSONResponse(result, status_code=200 if result["idle"] else 408)
+
+
+async def reset(request: Request) -> Response:
+    fake_of(request).reset()
+    return Response(status_code=204)
+
+
+async def get_state(request: Request) -> Response:
+    return Response(control.export_state(fake_of(request)), media_type=control.STATE_MEDIA_TYPE)
+
+
+async def put_state(request: Request) -> Response:
+    data = await request.body()
+    try:
+        loaded = await anyio.to_thread.run_sync(control.load_state, fake_of(request), data)
+    except StateFileError as error:
+        return _error(422, str(error))
+    return JSONResponse(loaded)
+
+
+async def get_journal(request: Request) -> Response:
+    return JSONResponse({"requests": control.journal(fake_of(request))})
+
+
+async def clear_journal(request: Request) -> Response:
+    return JSONResponse(control.clear_journal(fake_of(request)))
+
+
+routes = [
+    Route("/_fake/deriver", get_deriver, methods=["GET"]),
+    Route("/_fake/deriver/step", step_deriver, methods=["POST"]),
+    Route("/_fake/deriver/drain", drain_deriver, methods=["POST"]),
+    Route("/_fake/reset", reset, methods=["POST"]),
+    Route("/_fake/state", get_state, methods=["GET"]),
+    Route("/_fake/state", put_state, methods=["PUT"]),
+    Route("/_fake/journal", get_journal, methods=["GET"]),
+    Route("/_fake/journal", clear_journal, methods=["DELETE"]),
+]
