@@ -90,7 +90,7 @@ class TestCli:
         with create_fake(args) as fake:
             assert [fault.rule.spec for fault in fake.faults] == [
                 "POST /v3/workspaces/*/sessions/*/messages status=503 times=2",
-                "GET /health latency=0.01",
+                "GET /health latency=10ms",  # as typed
             ]
 
     def test_bad_fault_option_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
