@@ -28,6 +28,7 @@ BENCHMARKS = {
     "wire": "bench.wire_cost",
     "memory": "bench.memory",
     "suite": "bench.suite_time",
+    "plugin": "bench.plugin_cost",
 }
 
 

@@ -3,7 +3,15 @@
 The suites are mixins (names not starting with ``Test``): subclass one in a
 test module to opt in. The pytest plugin (``contract_tests.plugin``, loaded
 through the ``pytest11`` entry point) provides the fixtures they use.
+
+The names below are imported on first use, so pytest loading the plugin in a
+project that never uses the suites costs next to nothing.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,16 +22,30 @@ pytest.register_assert_rewrite(
     "contract_tests.memory_contract",
 )
 
-from contract_tests.api_contract import HonchoAPIContract  # noqa: E402
-from contract_tests.capabilities import Capabilities  # noqa: E402
-from contract_tests.memory_contract import (  # noqa: E402
-    ManagerContext,
-    ManagerFactory,
-    MemoryManagerContract,
-)
-from contract_tests.settle import Settler, SettleTimeout  # noqa: E402
-from contract_tests.snapshot import HonchoSnapshot, normalise  # noqa: E402
-from contract_tests.target import HonchoTarget  # noqa: E402
+if TYPE_CHECKING:
+    from contract_tests.api_contract import HonchoAPIContract
+    from contract_tests.capabilities import Capabilities
+    from contract_tests.memory_contract import (
+        ManagerContext,
+        ManagerFactory,
+        MemoryManagerContract,
+    )
+    from contract_tests.settle import Settler, SettleTimeout
+    from contract_tests.snapshot import HonchoSnapshot, normalise
+    from contract_tests.target import HonchoTarget
+
+_HOMES = {
+    "Capabilities": "capabilities",
+    "HonchoAPIContract": "api_contract",
+    "HonchoSnapshot": "snapshot",
+    "HonchoTarget": "target",
+    "ManagerContext": "memory_contract",
+    "ManagerFactory": "memory_contract",
+    "MemoryManagerContract": "memory_contract",
+    "SettleTimeout": "settle",
+    "Settler": "settle",
+    "normalise": "snapshot",
+}
 
 __all__ = [
     "Capabilities",
@@ -37,3 +59,10 @@ __all__ = [
     "Settler",
     "normalise",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'contract_tests' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"contract_tests.{home}"), name)

@@ -18,11 +18,15 @@ faults cannot be injected, so such tests are skipped with that reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from contract_tests.target import HonchoTarget
-from fake_honcho.faults import FaultRule, Faults, parse_rule
+# fake_honcho.faults (starlette) is imported when a test uses faults: this plugin
+# loads in every pytest run of a host project.
+if TYPE_CHECKING:
+    from contract_tests.target import HonchoTarget
+    from fake_honcho.faults import FaultRule, Faults
 
 __all__ = ["honcho_faults"]
 
@@ -48,6 +52,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _marker_rules(mark: pytest.Mark) -> list[FaultRule]:
+    from fake_honcho.faults import FaultRule, parse_rule
+
     rules: list[FaultRule] = []
     for arg in mark.args:
         if isinstance(arg, FaultRule):

@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import pytest
 
 from contract_tests.capabilities import capability_names
-from contract_tests.namespace import delete_workspaces, run_prefix, workspace_id
-from contract_tests.probe import probe_problem
-from contract_tests.settle import Settler
-from contract_tests.snapshot import HonchoJSONExtension, HonchoSnapshot
-from contract_tests.target import HonchoTarget
+
+# Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
+# hooks that use them: pytest loads this plugin in every run of a host project.
+if TYPE_CHECKING:
+    from contract_tests.settle import Settler
+    from contract_tests.snapshot import HonchoSnapshot
+    from contract_tests.target import HonchoTarget
 
 pytest_plugins = (
     ["contract_tests.faults"] if importlib.util.find_spec("contract_tests.faults") else []
@@ -155,6 +157,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     url = _real_url(config)
     if url is None or hasattr(config, "workerinput"):
         return
+    from contract_tests.probe import probe_problem
+    from contract_tests.target import HonchoTarget
+
     problem = probe_problem(HonchoTarget(url, api_key=_api_key(config)))
     if problem is not None:
         raise pytest.UsageError(problem)
@@ -165,6 +170,8 @@ def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
     url = _real_url(request.config)
     if url is None:
         return None
+    from contract_tests.target import HonchoTarget
+
     return HonchoTarget(url, api_key=_api_key(request.config))
 
 
@@ -179,6 +186,7 @@ def honcho_target(_honcho_real_target: HonchoTarget | None) -> Iterator[HonchoTa
     if _honcho_real_target is not None:
         yield _honcho_real_target
         return
+    from contract_tests.target import HonchoTarget
     from fake_honcho import FakeHoncho
 
     with FakeHoncho(strict=True) as fake:
@@ -192,6 +200,8 @@ def honcho_workspace(request: pytest.FixtureRequest, honcho_target: HonchoTarget
     Nothing is created up front. On a real server, teardown deletes this workspace
     and every workspace whose id starts with it (sessions first).
     """
+    from contract_tests.namespace import delete_workspaces, workspace_id
+
     config = request.config
     workerinput = getattr(config, "workerinput", None)
     worker = workerinput["workerid"] if workerinput else "main"
@@ -207,6 +217,8 @@ def honcho_settle(
     request: pytest.FixtureRequest, honcho_target: HonchoTarget, honcho_workspace: str
 ) -> Settler:
     """``settle(workspace=None)``: wait until derived data is ready (see :class:`Settler`)."""
+    from contract_tests.settle import Settler
+
     return Settler(
         honcho_target,
         honcho_workspace,
@@ -217,6 +229,8 @@ def honcho_settle(
 @pytest.fixture
 def honcho_snapshot(snapshot: Any, honcho_workspace: str) -> HonchoSnapshot:
     """A syrupy JSON snapshot (one file per assertion) behind the Honcho normaliser."""
+    from contract_tests.snapshot import HonchoJSONExtension, HonchoSnapshot
+
     return HonchoSnapshot(
         snapshot.with_defaults(extension_class=HonchoJSONExtension), literals=[honcho_workspace]
     )
@@ -224,8 +238,11 @@ def honcho_snapshot(snapshot: Any, honcho_workspace: str) -> HonchoSnapshot:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    snapshot = sys.modules.get("contract_tests.snapshot")
+    if snapshot is None:  # no HonchoSnapshot exists before the module is imported
+        return None
     for side in (left, right):
-        if isinstance(side, HonchoSnapshot) and op == "==":
+        if isinstance(side, snapshot.HonchoSnapshot) and op == "==":
             return [f"{side!r} == received (normalised)", *side.diff_lines()]
     return None
 
@@ -236,6 +253,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     url = _real_url(config)
     if url is None or hasattr(config, "workerinput"):
         return
+    import httpx
+
+    from contract_tests.namespace import delete_workspaces, run_prefix
+    from contract_tests.target import HonchoTarget
+
     target = HonchoTarget(url, api_key=_api_key(config))
     try:
         with target.client(timeout=10.0) as client:

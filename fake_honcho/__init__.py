@@ -1,5 +1,22 @@
-"""An in-process fake of the Honcho v3 REST API."""
+"""An in-process fake of the Honcho v3 REST API.
 
-from fake_honcho.fake import FakeHoncho
+``FakeHoncho`` is imported on first use, so the package's small entry modules
+(``fake_honcho._launch``, ``fake_honcho._extras``) load without the ``fake`` extra.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 __all__ = ["FakeHoncho"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FakeHoncho":
+        from fake_honcho.fake import FakeHoncho
+
+        return FakeHoncho
+    raise AttributeError(f"module 'fake_honcho' has no attribute {name!r}")

@@ -2,6 +2,6 @@
 
 import sys
 
-from fake_honcho.cli import main
+from fake_honcho._launch import main
 
 sys.exit(main())

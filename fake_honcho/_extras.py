@@ -1,0 +1,40 @@
+"""Which optional dependencies each part of the kit needs, checked without importing them.
+
+The core install is ``honcho_backend`` alone; the fake server and the pytest plugin
+come with extras. Their entry points (``fake-honcho``, the ``pytest11`` plugin) look
+here first so a missing extra is one clear line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+
+DISTRIBUTION = "honcho-contract-kit"
+
+# distribution name -> the module it provides, for each extra (without its sub-extras)
+FAKE: Mapping[str, str] = {
+    "starlette": "starlette",
+    "uvicorn": "uvicorn",
+    "jsonschema": "jsonschema",
+    "python-multipart": "python_multipart",
+    "PyStemmer": "Stemmer",
+}
+CONTRACT: Mapping[str, str] = {
+    **FAKE,
+    "pytest-xdist": "xdist",
+    "syrupy": "syrupy",
+}
+
+
+def missing(needs: Mapping[str, str]) -> list[str]:
+    """The distributions in ``needs`` whose module cannot be found (none imported)."""
+    return [dist for dist, module in needs.items() if importlib.util.find_spec(module) is None]
+
+
+def missing_line(prog: str, extra: str, absent: list[str]) -> str:
+    """The one line an entry point prints when its extra is not installed."""
+    return (
+        f"{prog}: the '{extra}' extra is not installed (missing {', '.join(absent)}); "
+        f"install it with: pip install '{DISTRIBUTION}[{extra}]'"
+    )
