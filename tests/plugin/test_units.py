@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from typing import Any
 
 import httpx
 import pytest
@@ -14,7 +13,6 @@ from contract_tests import Capabilities, HonchoTarget, normalise
 from contract_tests.documents import memory_document_problems
 from contract_tests.loop_lag import LoopLagProbe
 from contract_tests.namespace import run_prefix, workspace_id
-from contract_tests.settle import Settler, SettleTimeout
 from contract_tests.transports import FailingTransport, RecordingTransport
 
 NANO_A = "V1StGXR8_Z5jdHi6B-myT"
@@ -105,65 +103,6 @@ def test_target_repr_and_errors_never_show_the_api_key() -> None:
     assert target.base_url == "http://example.invalid"
     assert target.headers() == {"Authorization": "Bearer sk-top-secret"}
     assert not target.is_fake
-
-
-class _MockTarget(HonchoTarget):
-    """A real-mode target whose transport is a scripted handler."""
-
-    def __init__(self, handler: Any) -> None:
-        super().__init__("http://honcho.test")
-        self._handler = handler
-
-    def transport(self) -> httpx.BaseTransport:
-        return httpx.MockTransport(self._handler)
-
-
-def _status(pending: int) -> dict[str, Any]:
-    return {
-        "total_work_units": 3,
-        "completed_work_units": 3 - pending,
-        "in_progress_work_units": 0,
-        "pending_work_units": pending,
-        "sessions": {},
-    }
-
-
-class TestSettler:
-    def test_polls_queue_status_with_back_off_until_idle(self) -> None:
-        pending = iter([2, 1, 0])
-        target = _MockTarget(lambda request: httpx.Response(200, json=_status(next(pending))))
-        sleeps: list[float] = []
-        Settler(target, "ns", sleep=sleeps.append, first_delay=0.1)("ns-ws")
-        assert sleeps == [0.1, 0.2]
-
-    def test_raises_at_the_deadline(self) -> None:
-        target = _MockTarget(lambda request: httpx.Response(200, json=_status(1)))
-        now = [0.0]
-
-        def sleep(seconds: float) -> None:
-            now[0] += seconds
-
-        settle = Settler(target, "ns", timeout=1.0, clock=lambda: now[0], sleep=sleep)
-        with pytest.raises(SettleTimeout, match="ns-ws"):
-            settle("ns-ws")
-        assert now[0] <= 1.0
-
-    def test_settles_every_workspace_of_the_namespace(self) -> None:
-        seen: list[str] = []
-
-        def handler(request: httpx.Request) -> httpx.Response:
-            seen.append(request.url.path)
-            if request.url.path == "/v3/workspaces/list":
-                items = [{"id": "ns-a"}, {"id": "ns-b"}, {"id": "other-ns-c"}]
-                return httpx.Response(200, json={"items": items, "pages": 1})
-            return httpx.Response(200, json=_status(0))
-
-        Settler(_MockTarget(handler), "ns")()
-        assert seen == [
-            "/v3/workspaces/list",
-            "/v3/workspaces/ns-a/queue/status",
-            "/v3/workspaces/ns-b/queue/status",
-        ]
 
 
 def test_recording_transport_records_requests_without_headers() -> None:
