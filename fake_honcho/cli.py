@@ -36,7 +36,7 @@ __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 PROG = "fake-honcho"
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
 LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
-DERIVER_MODES = ("background", "immediate", "manual")
+DERIVER_MODES = ("background", "immediate", "manual", "gated")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
 MAX_PORT = 65535
 
@@ -172,7 +172,7 @@ def serve(argv: Sequence[str]) -> int:
     show_notices(args.log_level)
     try:
         fake = create_fake(args)
-    except StateFileError as problem:
+    except (StateFileError, ValueError) as problem:  # ValueError: a bad DERIVER_* setting
         return error(str(problem))
     with fake:
         try:

@@ -27,7 +27,7 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from fake_honcho.auth import AuthMiddleware, Keyring
-from fake_honcho.deriver import Deriver, DeriverMode
+from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
 from fake_honcho.ids import IdFactory, utc_now
 from fake_honcho.journal import Journal, JournalMiddleware
@@ -43,7 +43,10 @@ class FakeHoncho:
     """A faithful in-process Honcho v3 server.
 
     ``api_key`` turns auth on (``Authorization: Bearer <key>`` on every route but
-    ``/health``); ``deriver`` is ``"immediate"``, ``"manual"`` or ``"background"``;
+    ``/health``); ``deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
+    ``"gated"`` (as a real server: see ``fake_honcho.deriver``); ``deriver_gate`` holds
+    representation work as the real server's batching settings do (``gated`` reads them
+    from the environment when it is not given);
     ``strict`` validates every response against ``schemas/``; ``validate=False``
     skips request validation (benchmarks only); ``seed`` makes generated ids
     reproducible; ``clock`` supplies timestamps. ``state_file`` keeps the state in
@@ -56,6 +59,7 @@ class FakeHoncho:
         *,
         api_key: str | None = None,
         deriver: DeriverMode = "immediate",
+        deriver_gate: BatchGate | None = None,
         strict: bool = False,
         validate: bool = True,
         seed: int | None = None,
@@ -75,7 +79,7 @@ class FakeHoncho:
         self.requests = Journal(journal_limit)
         self.faults = Faults()
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
-        self.deriver = Deriver(self.store, deriver, clock=clock)
+        self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
         self.core_app: Starlette = build_app(self)
         self.app: ASGIApp = self._stack(self.core_app)
         # Over a real socket, a "drop" fault can close the connection itself.

@@ -6,7 +6,17 @@ order:
 
 * ``immediate``: all work is done before the creating request returns;
 * ``manual``: nothing runs until :meth:`step` or :meth:`run_until_idle`;
-* ``background``: a daemon thread drains the queue; :meth:`close` stops it.
+* ``background``: a daemon thread drains the queue; :meth:`close` stops it;
+* ``gated``: as a real Honcho runs it: a daemon thread claims one work unit at a time
+  and works through it, and representation work waits behind the batching gate
+  (:class:`~fake_honcho.deriver.config.BatchGate`, by default read from the real
+  server's environment variables with the real defaults: 512 tokens, 30 minutes).
+
+A ``gate`` given to any mode holds work the same way (see
+:mod:`fake_honcho.deriver.gate`): a :meth:`step` then either claims the next work
+unit the gate lets through or runs one unit of the claimed one, and queue status
+counts held work as pending and claimed work as in progress, as the real server
+does. :meth:`flush` claims and runs everything regardless of the gate.
 
 Queued work (in batches, see :mod:`fake_honcho.deriver.queue`), conclusions, peer cards
 and summaries are store rows, so persistence and ``store.clear()`` cover them; the
@@ -17,22 +27,34 @@ in-memory indexes follow the store as listeners. :meth:`Deriver.queued` and
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
+from fake_honcho.deriver import gate as gate_module
 from fake_honcho.deriver import queue
 from fake_honcho.deriver.conclusions import Conclusions
+from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker
 from fake_honcho.ids import utc_now
 from fake_honcho.state import Row, Store
 
-DeriverMode = Literal["immediate", "manual", "background"]
-MODES: tuple[DeriverMode, ...] = ("immediate", "manual", "background")
-OWNED_COLLECTIONS = (*queue.COLLECTIONS, "conclusions", "peer_cards", "summaries")
+DeriverMode = Literal["immediate", "manual", "background", "gated"]
+MODES: tuple[DeriverMode, ...] = ("immediate", "manual", "background", "gated")
+OWNED_COLLECTIONS = (
+    *queue.COLLECTIONS,
+    gate_module.COLLECTION,
+    "conclusions",
+    "peer_cards",
+    "summaries",
+)
+#: How often a gated worker looks again for work the clock has aged past the gate
+#: (Honcho's DERIVER_POLLING_SLEEP_INTERVAL_SECONDS default).
+GATED_POLL_SECONDS = 1.0
 
-__all__ = ["MODES", "Deriver", "DeriverMode"]
+__all__ = ["MODES", "BatchGate", "Deriver", "DeriverMode"]
 
 logger = logging.getLogger("fake_honcho.deriver")
 
@@ -46,19 +68,24 @@ class Deriver:
         mode: DeriverMode = "immediate",
         *,
         clock: Callable[[], datetime] = utc_now,
+        gate: BatchGate | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"deriver mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if mode == "gated" and gate is None:
+            gate = BatchGate.from_env(os.environ)
         self.store = store
         self.mode = mode
         self.clock = clock
+        self.gate = gate
         self.conclusions = Conclusions(store)
         self._worker = Worker(store, self.conclusions, clock)
         self._queue = queue.WorkQueue(store, clock)
+        self._holding = None if gate is None else gate_module.Holding(store, clock, gate)
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
-        if mode == "background":
+        if mode in ("background", "gated"):
             self._thread = threading.Thread(
                 target=self._drain_forever, name="fake-honcho-deriver", daemon=True
             )
@@ -76,7 +103,8 @@ class Deriver:
                 "session_id": session_id,
                 "session_uid": session.get("_internal_id"),
             }
-            self._queue.enqueue(shared, columns)
+            tokens = {message["id"]: message["token_count"] for message in messages}
+            self._submit(shared, columns, tokens)
         self._after_enqueue()
 
     def schedule_dream(
@@ -91,9 +119,7 @@ class Deriver:
         """Queue a dream for one (observer, observed) pair."""
         shared = {"workspace_id": workspace_id, "session_id": None, "session_uid": None}
         with self.store.lock:
-            self._queue.enqueue(
-                shared, queue.dream_columns(observer, observed, dream_type, rebuild)
-            )
+            self._submit(shared, queue.dream_columns(observer, observed, dream_type, rebuild), {})
         self._after_enqueue()
 
     def status(
@@ -106,8 +132,14 @@ class Deriver:
     ) -> dict[str, Any]:
         """``GET .../queue/status`` for one workspace, true at the moment it is called."""
         with self.store.lock:
+            held = None if self._holding is None else self._holding.pending(workspace_id)
             return self._queue.status(
-                workspace_id, session_id=session_id, observer=observer, sender=sender
+                workspace_id,
+                session_id=session_id,
+                observer=observer,
+                sender=sender,
+                held=held,
+                claimed=self._holding is not None,
             )
 
     def queued(self) -> list[Row]:
@@ -126,25 +158,27 @@ class Deriver:
         """Run the oldest pending unit; False when there was none.
 
         The unit is claimed and run under the store lock, so units complete strictly
-        in queue order whichever thread steps.
+        in queue order whichever thread steps. With a gate, when the claimed work unit
+        is done the step claims the next one the gate lets through instead.
         """
-        with self.store.lock:
-            unit = self._queue.next_unit()
-            if unit is None:
-                return False
-            with self._queue.running(unit):
-                error = self._run(unit)
-            self._queue.complete(unit, error)
-        return True
+        return self._step(flush=False)
 
     def run_until_idle(self) -> None:
-        """Settle every queued unit, including one a background worker holds right now."""
+        """Settle every queued unit, including one a background worker holds right now.
+
+        Work a gate holds stays held (pending), as on a real server; see :meth:`flush`.
+        """
         while self.step():
+            pass
+
+    def flush(self) -> None:
+        """Claim and run all work, whatever the gate holds (``DERIVER_FLUSH_ENABLED``)."""
+        while self._step(flush=True):
             pass
 
     def wake(self) -> None:
         """Have a background worker look at the queue again (after rows were loaded into it)."""
-        if self.mode == "background":
+        if self._thread is not None:
             self._wake.set()
 
     def reset(self) -> None:
@@ -164,10 +198,37 @@ class Deriver:
 
     # -- internals --------------------------------------------------------------------
 
+    def _submit(self, shared: Row, columns: queue.Columns, tokens: dict[str, int]) -> None:
+        """Queue new units, or hold them for a claim when there is a gate."""
+        if self._holding is None:
+            self._queue.enqueue(shared, columns)
+        else:
+            self._holding.add(shared, columns, tokens)
+
+    def _step(self, *, flush: bool) -> bool:
+        with self.store.lock:
+            unit = self._queue.next_unit()
+            if unit is None:
+                return self._claim(flush=flush)
+            with self._queue.running(unit):
+                error = self._run(unit)
+            self._queue.complete(unit, error)
+        return True
+
+    def _claim(self, *, flush: bool) -> bool:
+        """Move the next claimable held work unit into the queue; False when there is none."""
+        if self._holding is None:
+            return False
+        key = self._holding.next_claim(ignore_gate=flush)
+        if key is None:
+            return False
+        self._queue.enqueue(*self._holding.take(key))
+        return True
+
     def _after_enqueue(self) -> None:
         if self.mode == "immediate":
             self.run_until_idle()
-        elif self.mode == "background":
+        elif self._thread is not None:
             self._wake.set()
 
     def _run(self, unit: Row) -> str | None:
@@ -180,8 +241,9 @@ class Deriver:
         return None
 
     def _drain_forever(self) -> None:
+        poll = GATED_POLL_SECONDS if self._holding is not None else None
         while not self._stopped.is_set():
             self._wake.clear()
             while not self._stopped.is_set() and self.step():
                 pass
-            self._wake.wait()
+            self._wake.wait(poll)

@@ -1,12 +1,14 @@
-"""Honcho's configuration hierarchy for deriver features: message > session > workspace > default.
+"""Deriver settings: Honcho's configuration hierarchy (message > session > workspace >
+default) for the keys the toy deriver acts on, and the server's batching gate.
 
-Only the keys the toy deriver acts on are resolved here. The legacy key ``deriver``
-is read as ``reasoning``, as the real server migrates it.
+The legacy key ``deriver`` is read as ``reasoning``, as the real server migrates it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from fake_honcho.state import Row, Store
@@ -68,3 +70,70 @@ def _pick(levels: list[Row], section: str, key: str, default: Any) -> Any:
         if isinstance(block, dict) and block.get(key) is not None:
             return block[key]
     return default
+
+
+#: Honcho's batching settings (``src/config.py``, ``DeriverSettings``) and their real defaults.
+TARGET_TOKENS_ENV = "DERIVER_REPRESENTATION_BATCH_WORK_UNIT_TARGET_TOKENS"
+MAX_AGE_ENV = "DERIVER_REPRESENTATION_BATCH_MAX_AGE_SECONDS"
+FLUSH_ENV = "DERIVER_FLUSH_ENABLED"
+_TRUE = frozenset({"1", "true", "t", "yes", "y", "on"})
+_FALSE = frozenset({"0", "false", "f", "no", "n", "off"})
+
+
+@dataclass(frozen=True)
+class BatchGate:
+    """When the real deriver may claim a session's representation work.
+
+    A representation work unit (one session and sender) is held until the messages
+    of its unprocessed items hold ``target_tokens`` tokens, or its oldest item is
+    ``max_age_seconds`` old; ``flush`` (or ``target_tokens=0``) claims everything at
+    once, and ``max_age_seconds=0`` turns age-flushing off. Summaries and dreams are
+    never held. Defaults are the real server's.
+    """
+
+    target_tokens: int = 512
+    max_age_seconds: int = 1800
+    flush: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.target_tokens <= 16_384:
+            raise ValueError(f"{TARGET_TOKENS_ENV} must be 0..16384, not {self.target_tokens}")
+        if self.max_age_seconds < 0:
+            raise ValueError(f"{MAX_AGE_ENV} must be >= 0, not {self.max_age_seconds}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> BatchGate:
+        """The gate the real server's environment variables describe (unset: the default)."""
+        defaults = cls()
+        return cls(
+            target_tokens=_env_int(environ, TARGET_TOKENS_ENV, defaults.target_tokens),
+            max_age_seconds=_env_int(environ, MAX_AGE_ENV, defaults.max_age_seconds),
+            flush=_env_bool(environ, FLUSH_ENV, defaults.flush),
+        )
+
+    def holds(self, tokens: int, oldest: datetime, now: datetime) -> bool:
+        """Whether representation work of ``tokens`` tokens, oldest item ``oldest``, waits."""
+        if self.flush or self.target_tokens == 0 or tokens >= self.target_tokens:
+            return False
+        max_age = timedelta(seconds=self.max_age_seconds)
+        return not (self.max_age_seconds and now - oldest >= max_age)
+
+
+def _env_int(environ: Mapping[str, str], key: str, default: int) -> int:
+    raw = environ.get(key)
+    if raw is None:
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise ValueError(f"{key} must be an integer, not {raw!r}") from None
+
+
+def _env_bool(environ: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = environ.get(key)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise ValueError(f"{key} must be a boolean (true/false), not {raw!r}")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -235,17 +235,25 @@ class WorkQueue:
         session_id: str | None = None,
         observer: str | None = None,
         sender: str | None = None,
+        held: Mapping[Tally, int] | None = None,
+        claimed: bool = False,
     ) -> dict[str, Any]:
         """Honcho's ``QueueStatus``: counts per unit state, per internal session id unless filtered.
 
         ``observer_id`` and ``sender_id`` match a unit's observer *or* observed peer, as the
-        real query ORs them.
+        real query ORs them. ``held`` units (not yet claimed, see
+        :mod:`fake_honcho.deriver.gate`) are pending; with ``claimed`` every queued unit
+        not completed is in progress (the queue holds only claimed work), otherwise only
+        the unit running now.
         """
         self._adopt_legacy()
         totals = _Counts()
         sessions: dict[str, _Counts] = {}
         running = self._running[1:] if self._running is not None else None
-        for tally, (pending, completed) in self._tallies.get(workspace_id, {}).items():
+        queued = self._tallies.get(workspace_id, {})
+        held = held or {}
+        for tally in [*queued, *(tally for tally in held if tally not in queued)]:
+            queued_pending, completed = queued.get(tally, (0, 0))
             unit_session, session_uid, unit_observer, unit_observed = tally
             if session_id and unit_session != session_id:
                 continue
@@ -253,8 +261,8 @@ class WorkQueue:
                 (observer and unit_observer == observer) or (sender and unit_observed == sender)
             ):
                 continue
-            in_progress = int(running == (workspace_id, tally))
-            counts = (pending - in_progress, in_progress, completed)
+            in_progress = queued_pending if claimed else int(running == (workspace_id, tally))
+            counts = (held.get(tally, 0) + queued_pending - in_progress, in_progress, completed)
             totals.add(*counts)
             if session_uid:
                 sessions.setdefault(session_uid, _Counts()).add(*counts)
