@@ -9,6 +9,7 @@ it over HTTP shows what reading it in-process shows.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -41,34 +42,39 @@ def deriver_status(fake: FakeHoncho) -> dict[str, Any]:
     }
 
 
-def step(fake: FakeHoncho, count: int = 1) -> dict[str, Any]:
-    """Run up to ``count`` queued units, oldest first: ``{"ran": n, "queued": left}``."""
+def step(fake: FakeHoncho, count: int = 1, stop: threading.Event | None = None) -> dict[str, Any]:
+    """Run up to ``count`` queued units, oldest first: ``{"ran": n, "queued": left}``.
+
+    ``stop`` (set when the request is cancelled, e.g. at shutdown) ends it early.
+    """
     ran = 0
-    while ran < count and fake.deriver.step():
+    while ran < count and not (stop and stop.is_set()) and fake.deriver.step():
         ran += 1
     return {"ran": ran, "queued": len(fake.deriver.queued())}
 
 
-def drain(fake: FakeHoncho, timeout: float) -> dict[str, Any]:
+def drain(fake: FakeHoncho, timeout: float, stop: threading.Event | None = None) -> dict[str, Any]:
     """Run queued units (helping a background worker) until none is left or ``timeout`` ends.
 
-    ``{"ran": n, "queued": 0, "idle": true}``; when time runs out ``idle`` is false
-    and ``detail`` says how much is still queued. A unit is claimed and run under the
-    store lock, so a step that finds nothing means nothing is running either.
+    ``{"ran": n, "queued": 0, "idle": true}``; when time runs out (or ``stop`` is set)
+    ``idle`` is false and ``detail`` says how much is still queued. A unit is claimed
+    and run under the store lock, so a step that finds nothing means nothing is
+    running either.
     """
     deadline = time.monotonic() + timeout
     ran = 0
     while fake.deriver.step():
         ran += 1
-        if time.monotonic() >= deadline:
+        stopped = stop is not None and stop.is_set()
+        if stopped or time.monotonic() >= deadline:
             left = len(fake.deriver.queued())
             if left:
+                why = "drain stopped" if stopped else f"deriver not idle after {timeout:g}s"
                 return {
                     "ran": ran,
                     "queued": left,
                     "idle": False,
-                    "detail": f"deriver not idle after {timeout:g}s: "
-                    f"{left} unit(s) still queued ({ran} run)",
+                    "detail": f"{why}: {left} unit(s) still queued ({ran} run)",
                 }
     return {"ran": ran, "queued": 0, "idle": True}
 

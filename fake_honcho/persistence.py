@@ -271,14 +271,15 @@ class StateFile:
             return False
         if not os.path.samestat(os.fstat(fd), current):
             return False
-        content = os.pread(fd, len(LOCK_MARKER) + 64, 0)
+        content = os.read(fd, len(LOCK_MARKER) + 64)
         if content and not content.startswith(LOCK_MARKER):
             raise StateFileError(
                 f"{self.path}: {self._lock_path} exists and is not a fake-honcho lock file; "
                 "refusing to touch it"
             )
         os.ftruncate(fd, 0)
-        os.pwrite(fd, LOCK_MARKER + f" (pid {os.getpid()})\n".encode(), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, LOCK_MARKER + f" (pid {os.getpid()})\n".encode())
         return True
 
     def _unlock(self) -> None:

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -51,6 +55,22 @@ async def _option(request: Request, name: str, default: float, *, integer: bool)
     return value
 
 
+async def _in_thread(work: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """``work(*args, stop=stop)`` on a worker thread, so the event loop keeps serving meanwhile.
+
+    If the request is cancelled (shutdown), ``stop`` is set and the thread is left to
+    notice it at its next unit instead of holding the shutdown up until it is done.
+    """
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(
+            partial(work, *args, stop=stop), abandon_on_cancel=True
+        )
+    except anyio.get_cancelled_exc_class():
+        stop.set()
+        raise
+
+
 def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"detail": detail, **extra}, status_code=status)
 
@@ -64,8 +84,7 @@ async def step_deriver(request: Request) -> Response:
         count = int(await _option(request, "count", 1, integer=True))
     except _BadOptions as error:
         return _error(422, str(error))
-    fake = fake_of(request)
-    return JSONResponse(await anyio.to_thread.run_sync(control.step, fake, count))
+    return JSONResponse(await _in_thread(control.step, fake_of(request), count))
 
 
 async def drain_deriver(request: Request) -> Response:
@@ -73,7 +92,7 @@ async def drain_deriver(request: Request) -> Response:
         timeout = await _option(request, "timeout", DEFAULT_DRAIN_TIMEOUT, integer=False)
     except _BadOptions as error:
         return _error(422, str(error))
-    result = await anyio.to_thread.run_sync(control.drain, fake_of(request), timeout)
+    result = await _in_thread(control.drain, fake_of(request), timeout)
     return JSONResponse(result, status_code=200 if result["idle"] else 408)
 
 

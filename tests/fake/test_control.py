@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -234,3 +235,20 @@ def test_control_for_picks_the_implementation_for_the_target(served_url: str) ->
     assert isinstance(served, HttpControl)
     assert served.deriver_status().mode == "manual"
     assert API_KEY not in repr(served)
+
+
+def test_a_stopped_drain_or_step_ends_at_the_next_unit() -> None:
+    """The routes set ``stop`` when shutdown cancels them, so a long drain cannot hold it up."""
+    from fake_honcho import control
+
+    stop = threading.Event()
+    stop.set()
+    with (
+        FakeHoncho(deriver="manual") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as honcho,
+    ):
+        say(honcho, "I like cats", "I like dogs", "I like owls")
+        assert control.step(fake, 10, stop=stop) == {"ran": 0, "queued": 3}
+        stopped = control.drain(fake, 60, stop=stop)
+        assert (stopped["ran"], stopped["queued"], stopped["idle"]) == (1, 2, False)
+        assert stopped["detail"] == "drain stopped: 2 unit(s) still queued (1 run)"
