@@ -2,8 +2,11 @@
 
 The answer quotes the conclusions about the observed peer that share search terms
 (other than the peer's name) with the question, newest first among equals, more of
-them at higher ``reasoning_level``. Without such conclusions it quotes the peer's most
-relevant message, and otherwise says that nothing is known. Streaming sends the same
+them at higher ``reasoning_level``. When none shares a term it quotes every conclusion
+Honcho would have put in front of its LLM (the newest 25, 10 at ``minimal``), as a
+model answers from what it is given ("what does alice like?" finds "alice prefers
+green tea"). With no conclusions at all it quotes the
+peer's most relevant message, and otherwise says that nothing is known. Streaming sends the same
 text in word chunks as Honcho's server-sent events.
 """
 
@@ -20,6 +23,8 @@ from fake_honcho.search import terms
 from fake_honcho.state import Row
 
 CONCLUSIONS_PER_LEVEL = {"minimal": 1, "low": 3, "medium": 5, "high": 8, "max": 12}
+#: How many conclusions Honcho's dialectic prefetches for its LLM.
+PREFETCHED, PREFETCHED_MINIMAL = 25, 10
 _CHUNK = re.compile(r"\S+\s*")
 
 
@@ -32,6 +37,11 @@ def relevant(
     hits.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
     hits.sort(key=lambda pair: pair[0], reverse=True)
     return [row for _, row in hits[:limit]]
+
+
+def newest(rows: Sequence[Row], limit: int) -> list[Row]:
+    """The ``limit`` newest rows, newest first."""
+    return sorted(rows, key=recency_key, reverse=True)[:limit]
 
 
 def answer(
@@ -47,14 +57,16 @@ def answer(
     contains the name, so it says nothing about relevance.
     """
     name = frozenset(terms(observed))
-    used = relevant(query, conclusions, CONCLUSIONS_PER_LEVEL.get(reasoning_level, 3), name)
+    limit = CONCLUSIONS_PER_LEVEL.get(reasoning_level, 3)
+    prefetched = PREFETCHED_MINIMAL if reasoning_level == "minimal" else PREFETCHED
+    used = relevant(query, conclusions, limit, name) or newest(conclusions, prefetched)
     if used:
         facts = "; ".join(row["content"] for row in used)
         return f"Based on what I know about {observed}: {facts}.", used
     quoted = relevant(query, messages, 1, name)
     if quoted:
         return (
-            f"I have no conclusions about {observed} that answer this, "
+            f"I have no conclusions about {observed}, "
             f'but {observed} said: "{quoted[0]["content"]}"',
             [],
         )
@@ -62,8 +74,13 @@ def answer(
 
 
 def structured(text: str, used: Sequence[Row], schema: dict[str, Any]) -> str:
-    """``content`` for a ``response_format``: a JSON object shaped by the schema's properties."""
-    return json.dumps(_fill(schema, text, used))
+    """``content`` for a ``response_format``: a JSON object shaped by the schema's properties.
+
+    Compact, as Honcho sends its parsed model back (``model_dump_json``). Optional
+    fields (``anyOf`` with ``null``, as pydantic writes them) take their non-null form;
+    ``$ref`` is followed within the schema's ``$defs``.
+    """
+    return json.dumps(_fill(schema, text, used, schema.get("$defs") or {}), separators=(",", ":"))
 
 
 def sse_events(text: str) -> Iterator[bytes]:
@@ -74,11 +91,18 @@ def sse_events(text: str) -> Iterator[bytes]:
     yield f"data: {json.dumps({'done': True})}\n\n".encode()
 
 
-def _fill(schema: dict[str, Any], text: str, used: Sequence[Row]) -> Any:
+def _fill(schema: dict[str, Any], text: str, used: Sequence[Row], defs: dict[str, Any]) -> Any:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _fill(defs.get(ref.removeprefix("#/$defs/"), {}), text, used, defs)
+    choices = [sub for sub in schema.get("anyOf") or schema.get("oneOf") or [] if sub]
+    if choices:
+        chosen = next((sub for sub in choices if sub.get("type") != "null"), choices[0])
+        return _fill(chosen, text, used, defs)
     kind = schema.get("type")
     if kind == "object" or "properties" in schema:
         properties = schema.get("properties") or {}
-        return {name: _fill(sub, text, used) for name, sub in properties.items()}
+        return {name: _fill(sub, text, used, defs) for name, sub in properties.items()}
     if kind == "array":
         return [row["content"] for row in used]
     if kind == "boolean":

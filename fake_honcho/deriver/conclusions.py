@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fake_honcho.deriver.extract import normalize
 from fake_honcho.state import Key, Row, Store
 
 COLLECTION = "conclusions"
@@ -40,7 +39,6 @@ class NewConclusion:
     created_at: str
     level: str = "explicit"
     message_created_at: str | None = None
-    card_entry: str | None = None
 
 
 class Conclusions:
@@ -49,7 +47,7 @@ class Conclusions:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._by_pair: dict[Pair, dict[str, None]] = {}
-        self._by_text: dict[tuple[Pair, str], dict[str, None]] = {}
+        self._by_text: dict[tuple[Pair, str | None, str], dict[str, None]] = {}
         self._by_workspace: dict[str, dict[str, None]] = {}
         self._last_seq = 0
         for key, row in store.items(COLLECTION):
@@ -70,7 +68,6 @@ class Conclusions:
             "times_derived": 1,
             "_seq": self._last_seq + 1,
             "_message_created_at": new.message_created_at,
-            "_card_entry": new.card_entry,
         }
         self.store.put(COLLECTION, (row["workspace_id"], new.id), row)
         return row
@@ -96,11 +93,15 @@ class Conclusions:
         return list(self._rows(workspace_id, self._by_workspace.get(workspace_id, {})))
 
     def find_same(
-        self, workspace_id: str, observer: str, observed: str, content: str
+        self, workspace_id: str, observer: str, observed: str, session_id: str | None, content: str
     ) -> Row | None:
-        """The oldest conclusion of the pair that says the same (case and spacing aside)."""
-        ids = self._by_text.get(((workspace_id, observer, observed), normalize(content)), {})
-        return next(self._rows(workspace_id, ids), None)
+        """The oldest conclusion of the pair in that session saying the same, as Honcho matches.
+
+        Honcho's exact-match dedup key is the content trimmed and lower-cased, the level
+        and, for explicit conclusions, the session: a repeat in another session is new.
+        """
+        key = ((workspace_id, observer, observed), session_id, same_text(content))
+        return next(self._rows(workspace_id, self._by_text.get(key, {})), None)
 
     def _rows(self, workspace_id: str, ids: dict[str, None]) -> Iterator[Row]:
         for conclusion_id in list(ids):
@@ -114,12 +115,21 @@ class Conclusions:
         workspace_id, conclusion_id = key
         pair = (workspace_id, row["observer_id"], row["observed_id"])
         if old is not None:
-            self._by_text.get((pair, normalize(old["content"])), {}).pop(conclusion_id, None)
+            self._by_text.get(_text_key(pair, old), {}).pop(conclusion_id, None)
         if new is None:
             self._by_pair.get(pair, {}).pop(conclusion_id, None)
             self._by_workspace.get(workspace_id, {}).pop(conclusion_id, None)
             return
-        self._by_text.setdefault((pair, normalize(new["content"])), {})[conclusion_id] = None
+        self._by_text.setdefault(_text_key(pair, new), {})[conclusion_id] = None
         self._by_pair.setdefault(pair, {})[conclusion_id] = None
         self._by_workspace.setdefault(workspace_id, {})[conclusion_id] = None
         self._last_seq = max(self._last_seq, int(new.get("_seq", 0)))
+
+
+def same_text(content: str) -> str:
+    """Honcho's dedup form of a conclusion: ``lower(trim(content))``."""
+    return content.strip().lower()
+
+
+def _text_key(pair: Pair, row: Row) -> tuple[Pair, str | None, str]:
+    return (pair, row.get("session_id"), same_text(row["content"]))

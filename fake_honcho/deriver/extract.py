@@ -93,6 +93,7 @@ _RULES = [
     (kind, re.compile(pattern, re.IGNORECASE), template) for kind, pattern, template in _RULE_SPECS
 ]
 _NAME = re.compile(r"^(?i:i'm|i am) (?P<x>[A-Z][\w-]*)$")
+_VERB_GROUP = re.compile(r"\(\?P<v>(?P<alternatives>.*?)\) ")
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,22 @@ def extract_facts(text: str, peer: str) -> list[Fact]:
             seen.add(normalize(fact.content))
             facts.append(fact)
     return facts
+
+
+def fact_of(content: str, peer: str) -> Fact | None:
+    """The fact a conclusion about ``peer`` states, when it reads as one the rules write.
+
+    The inverse of :func:`extract_facts` on its output: "alice prefers green tea" is a
+    ``preference``. Dreams use it to classify conclusions they did not derive.
+    """
+    if not content.startswith(peer):
+        return None
+    rest = content[len(peer) :]
+    for kind, reading in _READINGS:
+        if reading.match(rest):
+            predicate = rest.removeprefix("'s").lstrip()
+            return Fact(kind=kind, content=content, predicate=predicate)
+    return None
 
 
 def normalize(content: str) -> str:
@@ -170,3 +187,21 @@ def _clean_object(raw: str) -> str:
 
 def _third_person(verb: str) -> str:
     return verb + "s"
+
+
+def _reading(pattern: str, template: str) -> re.Pattern[str]:
+    """A pattern matching what ``template`` writes after the peer's name.
+
+    ``{v}`` matches the verbs the rule's pattern captures (turned third person where the
+    template does that), ``{x}`` any object.
+    """
+    verbs = _VERB_GROUP.search(pattern)
+    verb = verbs["alternatives"] if verbs else ""
+    if template.startswith("{p} {v}"):
+        verb = "|".join(_third_person(word) for word in verb.split("|"))
+    rest = re.escape(template.removeprefix("{p}"))
+    rest = rest.replace(re.escape("{v}"), f"(?:{verb})").replace(re.escape("{x}"), "(?P<x>.+)")
+    return re.compile(rest + "$")
+
+
+_READINGS = [(kind, _reading(pattern, template)) for kind, pattern, template in _RULE_SPECS]

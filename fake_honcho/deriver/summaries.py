@@ -10,7 +10,7 @@ one more words of each of the last ``long_every``. Stored per session in the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from fake_honcho.state import Row, Store
@@ -21,6 +21,8 @@ SHORT_WORDS = 12
 LONG_WORDS = 30
 
 SummaryType = Literal["short", "long"]
+#: Honcho's ``SummaryType`` values are ``honcho_chat_summary_short`` / ``_long``.
+LABEL_PREFIX = "honcho_chat_summary_"
 
 
 def summary_key(workspace_id: str, session_id: str, summary_type: SummaryType) -> tuple[str, ...]:
@@ -28,19 +30,26 @@ def summary_key(workspace_id: str, session_id: str, summary_type: SummaryType) -
 
 
 def write(messages: Sequence[Row], summary_type: SummaryType, created_at: str) -> Row:
-    """The summary row covering ``messages`` (oldest first, ending at the trigger)."""
+    """The summary row covering ``messages`` (oldest first, ending at the trigger).
+
+    ``created_at`` is whole seconds (Honcho's ``utc_now_iso`` drops sub-seconds).
+    """
     last = messages[-1]
-    words = SHORT_WORDS if summary_type == "short" else LONG_WORDS
-    lines = [f"{message['peer_id']}: {_opening(message['content'], words)}" for message in messages]
-    content = "\n".join(lines)
+    content = text(((message["peer_id"], message["content"]) for message in messages), summary_type)
     return {
         "content": content,
         "message_id": last["id"],
-        "summary_type": summary_type,
+        "summary_type": f"{LABEL_PREFIX}{summary_type}",
         "created_at": created_at,
         "token_count": token_count(content),
         "_seq_in_session": last["_seq_in_session"],
     }
+
+
+def text(turns: Iterable[tuple[str, str]], summary_type: SummaryType) -> str:
+    """The summary of ``(peer, content)`` turns: each turn's opening words, one per line."""
+    words = SHORT_WORDS if summary_type == "short" else LONG_WORDS
+    return "\n".join(f"{peer}: {_opening(content, words)}" for peer, content in turns)
 
 
 def read(store: Store, workspace_id: str, session_id: str, summary_type: SummaryType) -> Row | None:

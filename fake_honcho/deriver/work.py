@@ -9,10 +9,13 @@ from datetime import datetime
 from fake_honcho.deriver import cards, summaries
 from fake_honcho.deriver.conclusions import Conclusions, NewConclusion, recency_key
 from fake_honcho.deriver.config import resolve
-from fake_honcho.deriver.extract import extract_facts, normalize
+from fake_honcho.deriver.extract import extract_facts
 from fake_honcho.ids import NANOID_ALPHABET, NANOID_SIZE, isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.state import Row, Store
+
+#: The most conclusions a dream reads (Honcho's ``get_recent_observations`` cap).
+RECENT_CONCLUSIONS = 100
 
 
 class Worker:
@@ -24,6 +27,8 @@ class Worker:
         self.store = store
         self.conclusions = conclusions
         self.clock = clock
+        self._batch: tuple[str, ...] = ()
+        self._stamps: dict[tuple[str, str], str] = {}
 
     def run(self, unit: Row) -> None:
         handler = {
@@ -34,40 +39,50 @@ class Worker:
         handler(unit)
 
     def representation(self, unit: Row) -> None:
-        """Explicit conclusions about the sender from one message, for one observer."""
+        """Explicit conclusions about the sender from one message, for one observer.
+
+        Conclusions are written as Honcho writes them: no peer card (only a dream or
+        ``PUT`` writes one), a repeat within the session reinforces the earlier row, and
+        every conclusion of one deriver batch shares one ``created_at``.
+        """
         message = self.store.get("messages", unit["message_id"])
         if message is None:
             return
         workspace_id, observer, observed = unit["workspace_id"], unit["observer"], unit["observed"]
-        learned: list[str] = []
+        session_id = message["session_id"]
         for fact in extract_facts(message["content"], observed):
-            card_entry = cards.entry(fact.kind, fact.predicate)
-            same = self.conclusions.find_same(workspace_id, observer, observed, fact.content)
+            same = self.conclusions.find_same(
+                workspace_id, observer, observed, session_id, fact.content
+            )
             if same is not None:
                 self.conclusions.bump(same)
-            else:
-                self.conclusions.add(
-                    NewConclusion(
-                        workspace_id=workspace_id,
-                        id=derived_id(
-                            workspace_id, observer, observed, message["id"], fact.content
-                        ),
-                        content=fact.content,
-                        observer_id=observer,
-                        observed_id=observed,
-                        session_id=message["session_id"],
-                        created_at=isoformat(self.clock()),
-                        message_created_at=message["created_at"],
-                        card_entry=card_entry,
-                    )
+                continue
+            self.conclusions.add(
+                NewConclusion(
+                    workspace_id=workspace_id,
+                    id=derived_id(workspace_id, observer, observed, message["id"], fact.content),
+                    content=fact.content,
+                    observer_id=observer,
+                    observed_id=observed,
+                    session_id=session_id,
+                    created_at=self._batch_stamp(unit),
+                    message_created_at=message["created_at"],
                 )
-            if card_entry is not None:
-                learned.append(card_entry)
-        conf = resolve(
-            self.store, workspace_id, message["session_id"], message.get("_configuration")
-        )
-        if learned and conf.card_create:
-            cards.extend(self.store, workspace_id, observer, observed, learned)
+            )
+
+    def _batch_stamp(self, unit: Row) -> str:
+        """One time per deriver batch: the units a creating request queued for one pair.
+
+        Honcho derives a work unit's pending messages in one call and stores its
+        conclusions in one transaction, so they share ``created_at``.
+        """
+        batch = (unit["workspace_id"], unit["session_id"], unit["created_at"])
+        if batch != self._batch:
+            self._batch, self._stamps = batch, {}
+        pair = (unit["observer"], unit["observed"])
+        if pair not in self._stamps:
+            self._stamps[pair] = isoformat(self.clock())
+        return self._stamps[pair]
 
     def summary(self, unit: Row) -> None:
         """Short and/or long summary of the session up to the triggering message."""
@@ -76,7 +91,7 @@ class Worker:
         # A message's position in its session is its `_seq_in_session`.
         in_order = list(index.session_ids(workspace_id, session_id))[:seq]
         conf = resolve(self.store, workspace_id, session_id)
-        created_at = isoformat(self.clock())
+        created_at = isoformat(self.clock().replace(microsecond=0))
         cadences: tuple[tuple[summaries.SummaryType, int], ...] = (
             ("short", conf.short_every),
             ("long", conf.long_every),
@@ -91,34 +106,29 @@ class Worker:
                 self.store.put(summaries.COLLECTION, key, row)
 
     def dream(self, unit: Row) -> None:
-        """Merge conclusions that say the same thing, then refresh the card from the rest."""
+        """Refresh the pair's peer card from its conclusions, as the stand-in LLM's dreams do.
+
+        Honcho's card refresh reads the newest conclusions (at most 100) and calls
+        ``update_peer_card`` with the card shown to it (none when rebuilding) plus the
+        stable facts it found, oldest first; with nothing new it leaves the card be. Dreams
+        never change conclusions here: the stand-in's specialists create or delete none.
+        """
         workspace_id, observer, observed = unit["workspace_id"], unit["observer"], unit["observed"]
-        kept: dict[str, Row] = {}
-        for row in sorted(
-            self.conclusions.of_pair(workspace_id, observer, observed), key=recency_key
-        ):
-            key = f"{row['level']}\x00{normalize(row['content'])}"
-            if key in kept:
-                first = kept[key]
-                kept[key] = {
-                    **first,
-                    "times_derived": first.get("times_derived", 1) + row.get("times_derived", 1),
-                }
-                self.conclusions.delete(workspace_id, row["id"])
-            else:
-                kept[key] = row
-        for row in kept.values():
-            current = self.conclusions.get(workspace_id, row["id"])
-            if current is not None and current != row:
-                self.store.put("conclusions", (workspace_id, row["id"]), row)
         conf = resolve(self.store, workspace_id, None)
         if not conf.card_create:
             return
-        entries = [row["_card_entry"] for row in kept.values() if row.get("_card_entry")]
-        if unit.get("rebuild"):
-            cards.write(self.store, workspace_id, observer, observed, entries[-cards.MAX_ENTRIES :])
-        else:
-            cards.extend(self.store, workspace_id, observer, observed, entries)
+        newest = sorted(
+            self.conclusions.of_pair(workspace_id, observer, observed), key=recency_key
+        )[-RECENT_CONCLUSIONS:]
+        learned = cards.entries_for((row["content"] for row in newest), observed)
+        current = (
+            None
+            if unit.get("rebuild")
+            else cards.read(self.store, workspace_id, observer, observed)
+        )
+        card = cards.refreshed(current, learned)
+        if card is not None:
+            cards.update(self.store, workspace_id, observer, observed, card)
 
 
 def derived_id(

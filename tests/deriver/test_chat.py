@@ -40,6 +40,29 @@ def test_reasoning_level_sets_how_many_conclusions_are_used(
     assert high.count("alice likes") == 5
 
 
+def test_without_a_shared_term_it_quotes_the_conclusions_it_holds(
+    client: httpx.Client, fake: FakeHoncho, world: World
+) -> None:
+    world.session("s", {"alice": {}})
+    world.say("s", "alice", "I prefer green tea. I hate mondays.")
+    fake.deriver.run_until_idle()
+    answer = ask(client, query="what does alice like?").json()["content"]
+    assert (
+        answer == "Based on what I know about alice: alice hates mondays; alice prefers green tea."
+    )
+
+
+def test_with_no_conclusions_it_quotes_a_message_or_knows_nothing(
+    client: httpx.Client, world: World
+) -> None:
+    world.session("s", {"alice": {}})
+    world.say("s", "alice", "the weather is nice")
+    said = ask(client, query="how is the weather?").json()["content"]
+    assert said == 'I have no conclusions about alice, but alice said: "the weather is nice"'
+    nothing = ask(client, query="what about cars?").json()["content"]
+    assert nothing == "I don't know anything about alice that answers this question."
+
+
 def test_session_scope(client: httpx.Client, known: World) -> None:
     body = {"query": "Does alice like tea?", "reasoning_level": "minimal"}
     scoped = ask(client, session_id="s1", **body).json()["content"]

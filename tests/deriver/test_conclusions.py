@@ -150,3 +150,36 @@ def test_delete(client: httpx.Client, fake: FakeHoncho, stocked: list[dict[str, 
     )
     assert client.delete(f"/v3/workspaces/other/conclusions/{stocked[1]['id']}").status_code == 404
     assert client.post(f"{C}/list").json()["total"] == 2
+
+
+def test_one_deriver_batch_shares_one_created_at_per_pair(
+    client: httpx.Client, fake: FakeHoncho, world: World
+) -> None:
+    world.session("s", {"alice": {}, "bob": {"observe_others": True}})
+    world.say("s", "alice", "I like tea. I live in Rome.", "I hate rain")
+    world.say("s", "alice", "I work as a cook")
+    fake.deriver.run_until_idle()
+    stamps: dict[tuple[str, str], set[str]] = {}
+    for row in fake.store.rows("conclusions"):
+        stamps.setdefault((row["observer_id"], row["content"]), set()).add(row["created_at"])
+    first = {
+        row["created_at"]
+        for row in fake.store.rows("conclusions")
+        if row["observer_id"] == "alice" and "cook" not in row["content"]
+    }
+    assert len(first) == 1  # three conclusions of the first request, one time
+    (cook,) = stamps[("alice", "alice works as a cook")]
+    assert cook not in first  # the second request is another batch
+    assert stamps[("bob", "alice likes tea")] != stamps[("alice", "alice likes tea")]
+
+
+def test_a_repeat_reinforces_within_a_session_and_is_new_in_another(
+    client: httpx.Client, fake: FakeHoncho, world: World
+) -> None:
+    world.session("s1", {"alice": {}})
+    world.session("s2", {"alice": {}})
+    world.say("s1", "alice", "I like tea", " I LIKE TEA")
+    world.say("s2", "alice", "I like tea")
+    fake.deriver.run_until_idle()
+    rows = sorted(fake.store.rows("conclusions"), key=lambda row: row["session_id"])
+    assert [(row["session_id"], row["times_derived"]) for row in rows] == [("s1", 2), ("s2", 1)]

@@ -113,6 +113,7 @@ def test_peer_target_charges_representation_and_card_first(
     world.session("s", {"alice": {}})
     lines = ["I like tea", "I live in Oslo", "ok then", "sure thing"]
     world.say("s", "alice", *lines)
+    fake.deriver.schedule_dream("ws", "alice", "alice", "card_refresh")
     fake.deriver.run_until_idle()
     rows = select(fake.deriver.conclusions.of_pair("ws", "alice", "alice"), Selection())
     card = fake.store.get("peer_cards", ("ws", "alice", "alice"))["peer_card"]
@@ -122,7 +123,7 @@ def test_peer_target_charges_representation_and_card_first(
 
     body = context(client, tokens=tokens, peer_target="alice")
     assert contents(body) == ["ok then", "sure thing"]
-    assert body["peer_card"] == ["PREFERENCE: likes tea", "LOCATION: lives in Oslo"]
+    assert body["peer_card"] == ["ATTRIBUTE: likes tea", "ATTRIBUTE: lives in Oslo"]
     assert body["peer_representation"].startswith("## Explicit Observations\n\n")
     assert "alice lives in Oslo" in body["peer_representation"]
     # The representation and card are returned whole even when they exceed the budget.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fake_honcho.deriver.extract import extract_facts
+from fake_honcho.deriver.extract import extract_facts, fact_of
 
 
 @pytest.mark.parametrize(
@@ -31,7 +31,17 @@ from fake_honcho.deriver.extract import extract_facts
     ],
 )
 def test_patterns(text: str, expected: list[tuple[str, str]]) -> None:
-    assert [(fact.kind, fact.content) for fact in extract_facts(text, "alice")] == expected
+    facts = extract_facts(text, "alice")
+    assert [(fact.kind, fact.content) for fact in facts] == expected
+    # Dreams classify a conclusion from its text alone: the same fact comes back.
+    assert [fact_of(fact.content, "alice") for fact in facts] == facts
+
+
+@pytest.mark.parametrize(
+    "content", ["Alice prefers tea", "alice collects stamps", "bob prefers tea", "alice is"]
+)
+def test_text_the_rules_do_not_write_is_no_fact(content: str) -> None:
+    assert fact_of(content, "alice") is None
 
 
 def test_several_clauses_in_order_without_repeats() -> None:

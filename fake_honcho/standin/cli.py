@@ -1,0 +1,68 @@
+"""``fake-honcho-llm``: serve the stand-in LLM for a real Honcho.
+
+The first line on stdout is the base URL to give Honcho (``http://HOST:PORT/v1``),
+printed once the socket listens; the lines after it are the environment Honcho needs,
+ready for an env file. SIGINT and SIGTERM stop it and exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from fake_honcho.cli import LOG_LEVELS, run_until_signalled
+from fake_honcho.server import bind, make_server, url_of
+from fake_honcho.standin import StandIn, honcho_environment
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fake-honcho-llm",
+        description="Serve a deterministic, offline OpenAI-compatible LLM that lets a real "
+        "Honcho derive (conclusions, summaries, dreams, chat) without keys.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=8100, help="port to bind; 0 picks a free one (%(default)s)"
+    )
+    parser.add_argument(
+        "--log-file", metavar="PATH", help="append every request and reply as a JSON line"
+    )
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as error:
+        print(
+            f"fake-honcho-llm: error: cannot listen on {args.host}:{args.port}: {error}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        standin = StandIn(log_file=args.log_file)
+    except OSError as error:
+        sock.close()
+        print(f"fake-honcho-llm: error: cannot open {args.log_file}: {error}", file=sys.stderr)
+        return 1
+    with sock:
+        base_url = f"{url_of(sock)}/v1"
+        print(base_url)
+        for key, value in honcho_environment(base_url).items():
+            print(f"{key}={value}")
+        sys.stdout.flush()
+        try:
+            run_until_signalled(make_server(standin.app, log_level=args.log_level), sock)
+        finally:
+            standin.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
