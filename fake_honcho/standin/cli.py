@@ -17,10 +17,12 @@ from fake_honcho.standin import StandIn, honcho_environment
 
 __all__ = ["build_parser", "main"]
 
+PROG = "fake-honcho-llm"
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="fake-honcho-llm",
+        prog=PROG,
         description="Serve a deterministic, offline OpenAI-compatible LLM that lets a real "
         "Honcho derive (conclusions, summaries, dreams, chat) without keys.",
     )
@@ -38,19 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        sock = bind(args.host, args.port)
-    except OSError as error:
-        print(
-            f"fake-honcho-llm: error: cannot listen on {args.host}:{args.port}: {error}",
-            file=sys.stderr,
-        )
-        return 1
-    try:
         standin = StandIn(log_file=args.log_file)
-    except OSError as error:
-        sock.close()
-        print(f"fake-honcho-llm: error: cannot open {args.log_file}: {error}", file=sys.stderr)
-        return 1
+    except OSError as problem:
+        return _error(f"cannot open {args.log_file}: {problem}")
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as problem:
+        standin.close()
+        return _error(f"cannot listen on {args.host}:{args.port}: {problem}")
     with sock:
         base_url = f"{url_of(sock)}/v1"
         print(base_url)
@@ -62,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             standin.close()
     return 0
+
+
+def _error(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
