@@ -1,7 +1,7 @@
 """Deterministic embeddings: texts that share search terms point the same way.
 
 A vector has two parts. The first 1024 dimensions count the text's search terms
-(``fake_honcho.text.terms``), each hashed to one dimension, so cosine similarity
+(``fake_honcho.search.terms``), each hashed to one dimension, so cosine similarity
 grows with shared terms, as the fake's lexical recall does. The last 512 carry one
 dimension picked by the whole text (case and outer spaces aside) with the weight of
 all its terms, so two different texts with the same terms stay well below the 0.95
@@ -16,7 +16,7 @@ import hashlib
 import math
 import struct
 
-from fake_honcho.text import terms
+from fake_honcho.search import terms
 
 DIMENSIONS = 1536
 _TERM_SPAN = 1024
