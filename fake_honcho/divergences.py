@@ -195,6 +195,13 @@ def _probe_one_request_peers_order(client: httpx.Client, workspace: str) -> Any:
     return [peer["id"] for peer in listed["items"]]
 
 
+def _probe_clone_empty(client: httpx.Client, workspace: str) -> Any:
+    sessions = f"/v3/workspaces/{workspace}/sessions"
+    client.post(sessions, json={"id": f"{workspace}-e", "peers": {"alice": {}}})
+    cloned = client.post(f"{sessions}/{workspace}-e/clone").status_code
+    return {"clone": cloned, "listed": client.post(f"{sessions}/list").json()["total"]}
+
+
 def _probe_pdf_upload(client: httpx.Client, workspace: str) -> Any:
     pdf = {"file": ("x.pdf", b"%PDF-1.4\nnot really\n", "application/pdf")}
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
@@ -411,6 +418,24 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_one_request_peers_order,
         fake_result=["c", "a", "b"],
         real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="real-clone-empty-not-saved",
+        kind="real-bug",
+        summary="cloning a session without messages answers 201 but saves nothing",
+        real=(
+            "POST .../sessions/{sid}/clone of a session with no messages answers 201 with a "
+            "new session, which is never committed: it is not listed and has no members"
+        ),
+        fake="the clone is stored with the original's metadata, configuration and members",
+        reason="an acknowledged write that vanishes is a bug, not a contract",
+        evidence=(
+            f"measured on {_SOURCE}; src/crud/session.py clone_session returns before "
+            "db.commit() when there are no messages to copy"
+        ),
+        probe=_probe_clone_empty,
+        fake_result={"clone": 201, "listed": 2},
+        real_result={"clone": 201, "listed": 1},
     ),
     Divergence(
         id="pdf-upload",

@@ -24,7 +24,7 @@ import httpx
 
 from contract_tests.snapshot import Normaliser
 
-__all__ = ["Result", "Script", "Step", "run_script", "workspace_names"]
+__all__ = ["Result", "Script", "Session", "Step", "run_script", "workspace_names"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _REPEAT = re.compile(r"\{(\d+)\*([^{}]*)\}")  # {3*ab} is ababab; innermost first
@@ -150,23 +150,34 @@ def workspace_names(prefix: str) -> dict[str, str]:
 
 def run_script(client: httpx.Client, script: Script, workspaces: Mapping[str, str]) -> list[Result]:
     """Send every step of ``script`` in order; one result per step."""
-    values: dict[str, str] = dict(workspaces)
-    normaliser = TextNormaliser(workspaces.values())
-    results = []
-    for step in script.steps:
+    session = Session(client, workspaces)
+    return [session.send(step) for step in script.steps]
+
+
+class Session:
+    """Steps sent in order to one server: the values saved so far and one normaliser pass.
+
+    :func:`run_script` uses one per script; the differential test one per server and
+    generated example, so both sides number ids alike.
+    """
+
+    def __init__(self, client: httpx.Client, workspaces: Mapping[str, str]) -> None:
+        self.client = client
+        self.values: dict[str, str] = dict(workspaces)
+        self.normaliser = TextNormaliser(workspaces.values())
+
+    def send(self, step: Step) -> Result:
         try:
-            response = _send(client, step, values)
+            response = _send(self.client, step, self.values)
         except httpx.TransportError as error:  # e.g. a server that drops the connection
-            results.append(Result(0, "", f"no response: {type(error).__name__}"))
-            continue
+            return Result(0, "", f"no response: {type(error).__name__}")
         data = _body(response)
         for name, where in step.save.items():
             found = _dig(data, where)
             if found is not None:
-                values[name] = str(found)
-        body = _canonical(step, _digested(normaliser(data)))
-        results.append(Result(response.status_code, _content_type(response), body))
-    return results
+                self.values[name] = str(found)
+        body = _canonical(step, _digested(self.normaliser(data)))
+        return Result(response.status_code, _content_type(response), body)
 
 
 def _send(client: httpx.Client, step: Step, values: Mapping[str, str]) -> httpx.Response:

@@ -6,12 +6,15 @@ Re-record with ``fake-honcho compare --against URL --record tests/fidelity/excha
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from starlette.routing import Route
 
 from contract_tests.drift.recording import Recording, differences, load_recordings, run_on_fake
 from contract_tests.drift.scripts import SCRIPTS
+from fake_honcho import FakeHoncho
 from fake_honcho.divergences import divergence
 
 EXCHANGES = Path(__file__).parent / "exchanges"
@@ -49,3 +52,35 @@ def test_every_script_is_recorded_as_it_is_written() -> None:
             s.as_json() for s in script.steps
         ], f"{script.name} changed since it was recorded; re-record"
     assert set(RECORDINGS) == {script.name for script in SCRIPTS}
+
+
+# Routes no script sends, and why (their behaviour is checked elsewhere).
+UNSCRIPTED = {
+    ("POST", "/v3/workspaces/{workspace_id}/search"): "search ranking: tests/fidelity/search",
+    ("POST", "/v3/workspaces/{workspace_id}/peers/{peer_id}/search"): "search ranking",
+    ("POST", "/v3/workspaces/{workspace_id}/sessions/{session_id}/search"): "search ranking",
+    ("POST", "/v3/workspaces/{workspace_id}/peers/{peer_id}/chat"): "needs an LLM",
+    ("POST", "/v3/workspaces/{workspace_id}/conclusions/query"): "needs embeddings",
+}
+_PARAM = re.compile(r"\{[^}]+\}")
+
+
+def test_every_route_of_the_fake_is_scripted() -> None:
+    """Each (method, route) the fake serves is sent by some script, or named above."""
+    with FakeHoncho() as fake:
+        operations = {
+            (method, route.path)
+            for route in fake.core_app.routes
+            if isinstance(route, Route) and not route.path.startswith("/_fake/")
+            for method in route.methods or ()
+            if method != "HEAD"
+        }
+    patterns = {op: re.compile(_PARAM.sub("[^/]+", op[1]) + "$") for op in operations}
+    sent = {(step.method, step.path) for script in SCRIPTS for step in script.steps}
+    unsent = sorted(
+        op
+        for op, pattern in patterns.items()
+        if op not in UNSCRIPTED
+        and not any(method == op[0] and pattern.match(path) for method, path in sent)
+    )
+    assert unsent == []
