@@ -19,7 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond, strip_nul
-from fake_honcho.errors import HonchoError, invalid
+from fake_honcho.errors import HonchoError, RequestValidationError, ValidationItem, invalid
 from fake_honcho.filters import MESSAGE, compile_filter
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
@@ -54,7 +54,16 @@ async def create(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "MessageBatchCreate")
-    drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
+    try:
+        drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
+    except RequestValidationError:  # pydantic reports every message's errors, not the first
+        raise RequestValidationError(
+            [
+                found
+                for i, item in enumerate(body["messages"])
+                for found in _errors(item, ("body", "messages", i))
+            ]
+        ) from None
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
 
@@ -74,6 +83,21 @@ def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
         "created_at": _timestamp(created_at, (*loc, "created_at")) if created_at else None,
         "configuration": clean_configuration(item.get("configuration")) or None,
     }
+
+
+def _errors(item: dict[str, Any], loc: tuple[Any, ...]) -> list[ValidationItem]:
+    """The validation items of one message, in its fields' order."""
+    created_at = item.get("created_at")
+    checks = [lambda: check_metadata(item.get("metadata"), (*loc, "metadata"))]
+    if created_at:
+        checks.append(lambda: _timestamp(created_at, (*loc, "created_at")))
+    found: list[ValidationItem] = []
+    for check in checks:
+        try:
+            check()
+        except RequestValidationError as error:
+            found.extend(error.items)
+    return found
 
 
 def _timestamp(text: str, loc: tuple[Any, ...]) -> str:

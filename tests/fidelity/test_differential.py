@@ -30,7 +30,13 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from contract_tests.drift.exchange import Session, Step
 from contract_tests.namespace import delete_workspaces
@@ -46,7 +52,13 @@ URLS = tuple(f"https://example.com/hook{i}" for i in range(3))
 
 contents = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=6).map(" ".join)
 scalars = st.one_of(st.integers(0, 3), st.sampled_from(["x", "y"]), st.booleans())
-metadata = st.dictionaries(st.sampled_from(["k", "tier", "tag"]), scalars, max_size=2)
+nested = st.lists(scalars, max_size=2) | st.dictionaries(st.just("n"), scalars, max_size=1)
+values = scalars | nested
+metadata = st.dictionaries(st.sampled_from(["k", "tier", "tag"]), values, max_size=2)
+bad_names = st.sampled_from(["bad.name", "", "x" * 513, "sp ace"])
+timestamps = st.sampled_from(
+    ["2024-01-02T03:04:05", "2024-01-02T03:04:05+02:00", "2024-01-02", "yesterday", "2024-13-01"]
+)
 maybe_metadata = st.none() | metadata
 peer_config = st.fixed_dictionaries(
     {}, optional={"observe_me": st.booleans(), "observe_others": st.booleans()}
@@ -127,15 +139,24 @@ class Differential(RuleBasedStateMachine):
     def live_sessions(self) -> list[SessionModel]:
         return [s for s in self.sessions.values() if not s.deleted]
 
+    @initialize(
+        peers=st.lists(st.sampled_from(PEERS), min_size=1, max_size=3, unique=True),
+        data=st.data(),
+    )
+    def start(self, peers: list[str], data: st.DataObject) -> None:
+        """Peers (one request each) and a session with messages, so every rule can bite."""
+        for peer in peers:
+            self.upsert_peer(peer, {}, "POST")
+        self.add_messages(data, None, None)
+
     # -- workspace --------------------------------------------------------------------
 
-    @rule(body=st.fixed_dictionaries({}, optional={"metadata": metadata}))
-    def update_workspace(self, body: dict[str, Any]) -> None:
-        self.check("PUT", W, json=body)
-
-    @rule()
-    def list_own_workspace(self) -> None:
-        self.check("POST", "/v3/workspaces/list", json={"filters": {"id": "{ws}"}})
+    @rule(meta=st.none() | metadata)
+    def workspace(self, meta: Any) -> None:
+        if meta is None:
+            self.check("POST", "/v3/workspaces/list", json={"filters": {"id": "{ws}"}})
+        else:
+            self.check("PUT", W, json={"metadata": meta})
 
     # -- peers ------------------------------------------------------------------------
 
@@ -247,6 +268,20 @@ class Differential(RuleBasedStateMachine):
         session = data.draw(st.sampled_from(self.live_sessions()))
         self.check("GET", f"{W}/sessions/{session.name}/context", params={"summary": summary})
 
+    @rule(data=st.data(), bad=bad_names, where=st.sampled_from(["id", "create", "POST", "PUT"]))
+    def bad_name(self, data: st.DataObject, bad: str, where: str) -> None:
+        """A bad session id, or a bad peer in a map: each route answers PeerCreate's
+        ValidationError its own way, and nothing changes."""
+        if where == "id":
+            self.check("POST", W + "/sessions", json={"id": bad})
+            return
+        session = self.session_name(data)
+        members = {**self.member_map(data), bad: {}}
+        if where == "create":
+            self.check("POST", W + "/sessions", json={"id": session.name, "peers": members})
+        else:
+            self.check(where, f"{W}/sessions/{session.name}/peers", json=members)
+
     # -- members ----------------------------------------------------------------------
 
     @precondition(lambda self: bool(self.peers))
@@ -283,14 +318,15 @@ class Differential(RuleBasedStateMachine):
     # -- messages ---------------------------------------------------------------------
 
     @precondition(lambda self: bool(self.peers))
-    @rule(data=st.data(), meta=maybe_metadata)
-    def add_messages(self, data: st.DataObject, meta: Any) -> None:
+    @rule(data=st.data(), meta=maybe_metadata, stamp=st.none() | timestamps)
+    def add_messages(self, data: st.DataObject, meta: Any, stamp: str | None) -> None:
         session = self.session_name(data)
         authors = data.draw(st.lists(st.sampled_from(self.peers), min_size=1, max_size=3))
         handles = [self.new_handle("m") for _ in authors]
         messages = [
             {"peer_id": author, "content": data.draw(contents)}
             | ({"metadata": meta} if meta is not None else {})
+            | ({"created_at": stamp} if stamp is not None else {})
             for author in authors
         ]
         status = self.check(
@@ -308,7 +344,8 @@ class Differential(RuleBasedStateMachine):
         data=st.data(),
         filters=st.none()
         | st.builds(lambda p: {"peer_id": p}, st.sampled_from(PEERS))
-        | st.builds(lambda m: {"metadata": m}, metadata),
+        | st.builds(lambda m: {"metadata": m}, metadata)
+        | st.builds(lambda t: {"created_at": {"gte": t}}, timestamps),
         params=pages,
     )
     def list_messages(
@@ -332,7 +369,7 @@ class Differential(RuleBasedStateMachine):
 
     # -- webhooks ---------------------------------------------------------------------
 
-    @rule(url=st.sampled_from(URLS))
+    @rule(url=st.sampled_from(URLS) | st.sampled_from(["ftp://e.com/x", "http://10.0.0.1/x", "x"]))
     def register_webhook(self, url: str) -> None:
         handle = self.new_handle("h")
         if self.check("POST", W + "/webhooks", json={"url": url}, save={handle: "id"}) == 201:
