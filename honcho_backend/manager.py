@@ -34,8 +34,6 @@ __all__ = [
     "resolve_manager_class",
 ]
 
-Mode = Literal["middleware", "tool"]
-
 
 class MemoryCallbacks:
     """Observability hooks a host hands to a backend; every hook is a no-op here."""
@@ -87,7 +85,7 @@ class MemoryManager(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     backend_config: dict[str, Any] = Field(default_factory=dict)
-    mode: Mode = "middleware"
+    mode: Literal["middleware", "tool"] = "middleware"
     callbacks: MemoryCallbacks | None = None
 
     supports_search: ClassVar[bool] = False
@@ -99,8 +97,8 @@ class MemoryManager(BaseModel):
     @field_validator("backend_config", mode="before")
     @classmethod
     def _coerce_backend_config(cls, value: Any) -> Any:
-        """Treat ``None`` as an empty config so zero-config construction works."""
-        return {} if value is None else value
+        """Treat any empty value (``None``, ``""``, ``[]``) as an empty config, as DeerFlow does."""
+        return value or {}
 
     @model_validator(mode="after")
     def _check_invariants(self) -> MemoryManager:
@@ -150,7 +148,7 @@ class MemoryManager(BaseModel):
         cls,
         backend_config: dict[str, Any],
         *,
-        mode: Mode = "middleware",
+        mode: Literal["middleware", "tool"] = "middleware",
         **host_hooks: Any,
     ) -> MemoryManager:
         """Build an instance from ``backend_config``; ignore host hooks it does not use."""
@@ -331,32 +329,30 @@ class MemoryManager(BaseModel):
 
 
 def resolve_manager_class(manager_class: str) -> type[MemoryManager]:
-    """Resolve ``pkg.mod:Cls``, ``pkg.mod.Cls`` or a package exposing ``MANAGER_CLASS``.
+    """Resolve ``pkg.mod:Cls`` or ``pkg.mod.Cls`` to a ``MemoryManager`` subclass.
 
-    Mirrors how DeerFlow's factory finds a backend, so discovery can be tested
-    without DeerFlow. Anything that does not resolve to a ``MemoryManager``
-    subclass is a ``ValueError`` naming the value.
+    The two dotted forms DeerFlow's factory accepts (its third form, a folder
+    name under DeerFlow's own ``backends/``, has no meaning outside DeerFlow), so
+    a bare package name is refused here as it is there. Anything else is a
+    ``ValueError`` naming the value.
     """
-    candidates: list[tuple[str, str]] = []
     if ":" in manager_class:
         module_path, _, attr = manager_class.partition(":")
-        candidates.append((module_path, attr))
     else:
-        candidates.append((manager_class, "MANAGER_CLASS"))
         module_path, _, attr = manager_class.rpartition(".")
-        if module_path:
-            candidates.append((module_path, attr))
-    reasons: list[str] = []
-    for module_path, attr in candidates:
-        try:
-            module = importlib.import_module(module_path)
-        except ImportError as exc:
-            reasons.append(f"cannot import {module_path!r}: {exc}")
-            continue
-        cls = getattr(module, attr, None)
-        if isinstance(cls, type) and issubclass(cls, MemoryManager):
-            return cls
-        reasons.append(f"{module_path}.{attr} is not a MemoryManager subclass")
-    raise ValueError(
-        f"memory.manager_class={manager_class!r} does not resolve: {'; '.join(reasons)}"
-    )
+    if not (module_path and attr):
+        raise ValueError(
+            f"memory.manager_class={manager_class!r} is not a 'pkg.mod:Cls' or 'pkg.mod.Cls' path"
+        )
+    try:
+        module = importlib.import_module(module_path)
+    except ImportError as exc:
+        raise ValueError(
+            f"memory.manager_class={manager_class!r}: cannot import module {module_path!r}: {exc}"
+        ) from exc
+    cls = getattr(module, attr, None)
+    if not (isinstance(cls, type) and issubclass(cls, MemoryManager)):
+        raise ValueError(
+            f"memory.manager_class={manager_class!r} resolved to non-MemoryManager {cls!r}"
+        )
+    return cls

@@ -20,7 +20,9 @@ __all__ = ["Outgoing", "content_fingerprint", "message_text", "select_messages"]
 logger = logging.getLogger("honcho_backend")
 
 Role = Literal["user", "assistant"]
-KeepHidden = Callable[[Any], bool]
+# DeerFlow's host hook: called with a hidden message's ``additional_kwargs``
+# (as DeerMem, OpenViking and noop call it), truthy to keep the message.
+KeepHidden = Callable[[dict[str, Any]], object]
 
 _ROLES: dict[str, Role] = {
     "human": "user",
@@ -80,9 +82,12 @@ def _role(message: Any) -> Role | None:
     return _ROLES.get(kind) if isinstance(kind, str) else None
 
 
-def _is_hidden(message: Any) -> bool:
+def _hidden_kwargs(message: Any) -> dict[str, Any] | None:
+    """The ``additional_kwargs`` of a message the host hid, or None if it is not hidden."""
     extra = _field(message, "additional_kwargs")
-    return isinstance(extra, dict) and any(extra.get(flag) for flag in _HIDDEN_FLAGS)
+    if isinstance(extra, dict) and any(extra.get(flag) for flag in _HIDDEN_FLAGS):
+        return extra
+    return None
 
 
 def _calls_tools(message: Any) -> bool:
@@ -94,11 +99,11 @@ def _calls_tools(message: Any) -> bool:
     )
 
 
-def _host_keeps(message: Any, keep_hidden: KeepHidden | None) -> bool:
+def _host_keeps(additional_kwargs: dict[str, Any], keep_hidden: KeepHidden | None) -> bool:
     if keep_hidden is None:
         return False
     try:
-        return keep_hidden(message) is True
+        return bool(keep_hidden(additional_kwargs))
     except Exception as exc:  # a faulty host hook must not break the write path
         logger.warning("Honcho backend: should_keep_hidden_message failed (%s); dropping", exc)
         return False
@@ -122,7 +127,8 @@ def select_messages(
             continue
         if role == "assistant" and _calls_tools(message):
             continue
-        if _is_hidden(message) and not _host_keeps(message, keep_hidden):
+        hidden = _hidden_kwargs(message)
+        if hidden is not None and not _host_keeps(hidden, keep_hidden):
             continue
         text = message_text(_field(message, "content"))
         if not text:

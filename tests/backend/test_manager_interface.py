@@ -306,5 +306,5 @@ def test_resolve_manager_class_by_dotted_path() -> None:
     assert resolve_manager_class(f"{__name__}.SearchBackend") is SearchBackend
     with pytest.raises(ValueError, match="no_such_module"):
         resolve_manager_class("no_such_module:Cls")
-    with pytest.raises(ValueError, match="not a MemoryManager subclass"):
+    with pytest.raises(ValueError, match="resolved to non-MemoryManager"):
         resolve_manager_class(f"{__name__}:test_error_hierarchy")

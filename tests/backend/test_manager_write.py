@@ -106,7 +106,7 @@ def test_add_swallows_backend_errors(
 
 
 def test_add_swallows_non_http_exceptions(make_manager: ManagerFactory) -> None:
-    def explode(message: Any) -> bool:
+    def explode(additional_kwargs: dict[str, Any]) -> bool:
         raise AssertionError("host hook bug")
 
     manager = make_manager(hooks={"should_keep_hidden_message": explode})
@@ -191,13 +191,17 @@ def test_hidden_and_reminder_messages_are_dropped(
 def test_host_hook_keeps_chosen_hidden_messages(
     honcho: MockHoncho, make_manager: ManagerFactory
 ) -> None:
-    def keep(message: Any) -> bool:
-        return bool(message.additional_kwargs.get("clarification"))
+    seen: list[object] = []
+
+    def keep(additional_kwargs: dict[str, Any]) -> bool:  # DeerFlow's hook signature
+        seen.append(additional_kwargs)
+        return bool(additional_kwargs.get("clarification"))
 
     answer = msg("human", "option B", additional_kwargs={"hide_from_ui": True, "clarification": 1})
     other = msg("human", "internal", additional_kwargs={"hide_from_ui": True})
     make_manager(hooks={"should_keep_hidden_message": keep}).add("t", [answer, other], user_id="a")
     assert [m["content"] for m in honcho.posted()] == ["option B"]
+    assert seen == [answer.additional_kwargs, other.additional_kwargs]
 
 
 def test_tool_calling_ai_messages_are_dropped(
@@ -456,8 +460,13 @@ def test_logs_never_contain_the_api_key(
 
 def test_manager_class_resolves() -> None:
     assert MANAGER_CLASS is HonchoMemoryManager
-    assert resolve_manager_class("honcho_backend") is HonchoMemoryManager
     assert resolve_manager_class("honcho_backend:MANAGER_CLASS") is HonchoMemoryManager
+    assert resolve_manager_class("honcho_backend.honcho_manager:HonchoMemoryManager") is (
+        HonchoMemoryManager
+    )
     assert resolve_manager_class("honcho_backend.honcho_manager.HonchoMemoryManager") is (
         HonchoMemoryManager
     )
+    # DeerFlow's factory takes a bare name only for a folder in its own backends/.
+    with pytest.raises(ValueError, match=r"'honcho_backend' is not a 'pkg\.mod:Cls'"):
+        resolve_manager_class("honcho_backend")
