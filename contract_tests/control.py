@@ -213,6 +213,8 @@ class HttpControl(FakeControl):
             json={"timeout": timeout},
             timeout=timeout + DRAIN_ANSWER_GRACE,  # the fake answers when its timeout ends
         )
+        if response.status_code == 422:
+            raise ValueError(response.json()["detail"])
         if response.status_code != 408:
             response.raise_for_status()
         return _drained(response.json())

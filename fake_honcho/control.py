@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 STATE_MEDIA_TYPE = "application/x-ndjson"
+MAX_STEP_COUNT = 1_000_000
 
 
 def deriver_status(fake: FakeHoncho) -> dict[str, Any]:
@@ -47,6 +48,8 @@ def step(fake: FakeHoncho, count: int = 1, stop: threading.Event | None = None) 
 
     ``stop`` (set when the request is cancelled, e.g. at shutdown) ends it early.
     """
+    if not 1 <= count <= MAX_STEP_COUNT:
+        raise ValueError(f"count must be 1..{MAX_STEP_COUNT}, got {count!r}")
     ran = 0
     while ran < count and not (stop and stop.is_set()) and fake.deriver.step():
         ran += 1
@@ -61,6 +64,8 @@ def drain(fake: FakeHoncho, timeout: float, stop: threading.Event | None = None)
     and run under the store lock, so a step that finds nothing means nothing is
     running either.
     """
+    if not timeout > 0:  # NaN too
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     deadline = time.monotonic() + timeout
     ran = 0
     while fake.deriver.step():

@@ -252,3 +252,10 @@ def test_a_stopped_drain_or_step_ends_at_the_next_unit() -> None:
         stopped = control.drain(fake, 60, stop=stop)
         assert (stopped["ran"], stopped["queued"], stopped["idle"]) == (1, 2, False)
         assert stopped["detail"] == "drain stopped: 2 unit(s) still queued (1 run)"
+
+
+def test_out_of_range_arguments_are_value_errors_both_ways(driven: Driven) -> None:
+    with pytest.raises(ValueError, match=r"count must be 1\.\.1000000, got 0"):
+        driven.control.step(0)
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds, got 0"):
+        driven.control.drain(timeout=0)
