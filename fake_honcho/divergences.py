@@ -161,17 +161,6 @@ def _probe_small_session_held(client: httpx.Client, workspace: str) -> Any:
     return {key: status[key] for key in ("pending_work_units", "completed_work_units")}
 
 
-def _probe_units_per_message(client: httpx.Client, workspace: str) -> Any:
-    session = {"id": "s1", "peers": {"alice": {}, "bob": {"observe_others": True}}}
-    client.post(f"/v3/workspaces/{workspace}/sessions", json=session)
-    _post_messages(client, workspace, "s1", ("alice", "I prefer green tea"))
-    total = _queue_status(client, workspace)["total_work_units"]
-    by_observer = client.get(
-        f"/v3/workspaces/{workspace}/queue/status", params={"observer_id": "bob"}
-    ).json()["total_work_units"]
-    return {"total": total, "observer_bob": by_observer}
-
-
 def _probe_peer_put_invalid_id(client: httpx.Client, workspace: str) -> Any:
     return client.put(f"/v3/workspaces/{workspace}/peers/bad.name", json={}).status_code
 
@@ -324,25 +313,6 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_small_session_held,
         fake_result={"pending_work_units": 0, "completed_work_units": 1},
         real_result={"pending_work_units": 1, "completed_work_units": 0},
-    ),
-    Divergence(
-        id="queue-status-units-per-observer",
-        kind="not-copied",
-        summary="the fake counts one representation unit per observer, real one per message",
-        real=(
-            "one representation queue item per message carries every observer "
-            "(payload.observers), and observer_id matches only items with payload.observer "
-            "(dreams), so it never counts representation work"
-        ),
-        fake="one unit per (message, observer); observer_id counts the units that observer runs",
-        reason="not yet copied: the toy deriver works per observer",
-        evidence=(
-            f"measured on {_SOURCE}; src/deriver/enqueue.py generate_queue_records, "
-            "src/crud/deriver.py _build_queue_status_query"
-        ),
-        probe=_probe_units_per_message,
-        fake_result={"total": 2, "observer_bob": 1},
-        real_result={"total": 1, "observer_bob": 0},
     ),
     Divergence(
         id="real-peer-put-invalid-id-500",

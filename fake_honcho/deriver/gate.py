@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from fake_honcho.deriver.config import BatchGate
+from fake_honcho.deriver.queue import Columns, Tally, status_tallies
 from fake_honcho.ids import isoformat
 from fake_honcho.state import Key, Row, Store
 
@@ -30,9 +30,6 @@ COLLECTION = "queue_held"
 
 #: ``(task_type, workspace, session, observer, observed, dream_type)``, ``""`` for none.
 UnitKey = tuple[str, str, str, str, str, str]
-#: What status filters and groups a unit by (as in the work queue).
-Tally = tuple[str | None, str | None, str | None, str | None]
-Columns = dict[str, list[Any]]
 
 
 def work_unit_of(shared: Row, columns: Columns, index: int) -> UnitKey:
@@ -124,9 +121,8 @@ class Holding:
             if row is None:
                 continue
             tallies = self._tallies.setdefault(row["workspace_id"], Counter())
-            units = row["units"]
-            for observer, observed in zip(units["observer"], units["observed"], strict=True):
-                tallies[(row["session_id"], row["session_uid"], observer, observed)] += sign
+            for tally, count in status_tallies(row, row["units"]).items():
+                tallies[tally] += sign * count
             tallies += Counter()  # drop zero counts
             if tallies:
                 self._tallies[row["workspace_id"]] = tallies

@@ -174,7 +174,7 @@ class WorkQueue:
     def running(self, unit: Row) -> Iterator[None]:
         """Mark ``unit`` (from :meth:`next_unit`) in progress for the duration."""
         unit["status"] = "in_progress"
-        self._running = (unit["id"], unit["workspace_id"], _tally(unit))
+        self._running = (unit["id"], unit["workspace_id"], _unit_tally(unit))
         try:
             yield
         finally:
@@ -358,11 +358,10 @@ class WorkQueue:
         low, high = sorted((self._completed_through, completed_through))
         sign = 1 if completed_through > self._completed_through else -1
         for batch, _first, indexes in self._spans(low, high):
-            session_id, session_uid = batch["session_id"], batch["session_uid"]
-            observers, observed = batch["observer"], batch["observed"]
             for index in indexes:
-                tally = (session_id, session_uid, observers[index], observed[index])
-                self._count(batch["workspace_id"], tally, -sign, sign)
+                tally = status_tally(batch, batch, index)
+                if tally is not None:
+                    self._count(batch["workspace_id"], tally, -sign, sign)
         self._completed_through = completed_through
 
     def _count(self, workspace_id: str, tally: Tally, pending: int, completed: int) -> None:
@@ -389,7 +388,8 @@ class WorkQueue:
                 continue
             if row.get("error"):
                 self.store.put(ERRORS_COLLECTION, key, row)
-            self._add_completed(row["workspace_id"], _tally(row), 1)
+            if row["task_type"] != "representation" or row["observer"] == row["observed"]:
+                self._add_completed(row["workspace_id"], _unit_tally(row), 1)
 
 
 def _number_key(number: int) -> str:
@@ -411,16 +411,52 @@ def _unit(batch: Row, first: int, index: int) -> Row:
     return unit
 
 
-def _tally(unit: Row) -> Tally:
-    """A unit's (or a ``queue_completed`` row's) tally."""
-    return (unit["session_id"], unit["session_uid"], unit["observer"], unit["observed"])
+def _tally(row: Row) -> Tally:
+    """A ``queue_completed`` row's tally."""
+    return (row["session_id"], row["session_uid"], row["observer"], row["observed"])
+
+
+def _unit_tally(unit: Row) -> Tally:
+    """The tally a unit row counts under (see :func:`status_tally`)."""
+    observer = None if unit["task_type"] == "representation" else unit["observer"]
+    return (unit["session_id"], unit["session_uid"], observer, unit["observed"])
+
+
+def status_tally(shared: Row, columns: Columns, index: int) -> Tally | None:
+    """The tally unit ``index`` counts under in queue status; None when it does not count.
+
+    Honcho queues one representation item per message, carrying every observer in its
+    payload (``observers``), so status counts it once and ``observer_id`` never matches
+    it (it matches ``payload.observer``, which only dreams have). The toy deriver runs
+    one unit per observer, contiguous per message; the message's last one stands for
+    the item, so the item completes when its last observer is done.
+    """
+    task_type = columns["task_type"][index]
+    if task_type != "representation":
+        observer = columns["observer"][index]
+    else:
+        follows = index + 1
+        if (
+            follows < len(columns["task_type"])
+            and columns["task_type"][follows] == "representation"
+            and columns["message_id"][follows] == columns["message_id"][index]
+        ):
+            return None
+        observer = None
+    return (shared["session_id"], shared["session_uid"], observer, columns["observed"][index])
+
+
+def status_tallies(
+    shared: Row, columns: Columns, start: int = 0, stop: int | None = None
+) -> Counter[Tally]:
+    """How many status items the units in ``[start:stop]`` make, per tally."""
+    stop = len(columns["task_type"]) if stop is None else stop
+    found = (status_tally(shared, columns, index) for index in range(start, stop))
+    return Counter(tally for tally in found if tally is not None)
 
 
 def _batch_tallies(batch: Row, start: int = 0, stop: int | None = None) -> Counter[Tally]:
-    """How many of the batch's units (those in ``[start:stop]``) fall under each tally."""
-    session_id, session_uid = batch["session_id"], batch["session_uid"]
-    pairs = zip(batch["observer"][start:stop], batch["observed"][start:stop], strict=True)
-    return Counter((session_id, session_uid, observer, observed) for observer, observed in pairs)
+    return status_tallies(batch, batch, start, stop)
 
 
 class _Counts:

@@ -105,21 +105,25 @@ def test_summary_work_is_queued_even_when_reasoning_is_off(fake: FakeHoncho, wor
 def test_queue_status_before_and_after_settling(fake: FakeHoncho, world: World) -> None:
     internal = world.session("s", {"alice": {}, "bob": {"observe_others": True}})
     world.say("s", "alice", "I like tea", "I live in Oslo")
+    # one item per message, as Honcho queues it with every observer in its payload
     pending = {
-        "total_work_units": 4,
+        "total_work_units": 2,
         "completed_work_units": 0,
         "in_progress_work_units": 0,
-        "pending_work_units": 4,
+        "pending_work_units": 2,
     }
     assert fake.deriver.status("ws") == {
         **pending,
         "sessions": {internal: {"session_id": internal, **pending}},
     }
-    assert fake.deriver.step() is True
+    assert fake.deriver.step() is True  # alice's own unit: the item still awaits bob's
     after_one = fake.deriver.status("ws")
-    assert (after_one["completed_work_units"], after_one["pending_work_units"]) == (1, 3)
+    assert (after_one["completed_work_units"], after_one["pending_work_units"]) == (0, 2)
+    assert fake.deriver.step() is True
+    after_two = fake.deriver.status("ws")
+    assert (after_two["completed_work_units"], after_two["pending_work_units"]) == (1, 1)
     fake.deriver.run_until_idle()
-    done = {**pending, "completed_work_units": 4, "pending_work_units": 0}
+    done = {**pending, "completed_work_units": 2, "pending_work_units": 0}
     assert fake.deriver.status("ws") == {
         **done,
         "sessions": {internal: {"session_id": internal, **done}},
@@ -132,13 +136,15 @@ def test_queue_status_filters(fake: FakeHoncho, world: World) -> None:
     world.session("t", {"bob": {}})
     world.say("s", "alice", "I like tea")
     world.say("t", "bob", "I like coffee")
-    assert fake.deriver.status("ws")["total_work_units"] == 3
+    assert fake.deriver.status("ws")["total_work_units"] == 2
     by_session = fake.deriver.status("ws", session_id="t")
     assert (by_session["total_work_units"], by_session["sessions"]) == (1, None)
-    # observer_id and sender_id match a unit's observer OR its observed peer.
-    assert fake.deriver.status("ws", observer="bob")["total_work_units"] == 2
-    assert fake.deriver.status("ws", sender="alice")["total_work_units"] == 2
-    assert fake.deriver.status("ws", observer="bob", sender="alice")["total_work_units"] == 3
+    # observer_id matches only a dream's observer (representation items carry a list of
+    # observers), sender_id the observed peer; the real query ORs them.
+    assert fake.deriver.status("ws", observer="bob")["total_work_units"] == 0
+    assert fake.deriver.status("ws", sender="alice")["total_work_units"] == 1
+    assert fake.deriver.status("ws", observer="bob", sender="bob")["total_work_units"] == 1
+    assert fake.deriver.status("ws", observer="bob", sender="alice")["total_work_units"] == 1
     assert fake.deriver.status("other")["sessions"] is None
 
 

@@ -46,8 +46,8 @@ def test_a_batch_per_request_and_one_counts_row_per_pair_once_done() -> None:
         pending = statuses(fake)
         fake.deriver.run_until_idle()
         assert fake.store.count(queue.COLLECTION) == 0
-        # (session, observer, observed): s alice/alice, s bob/alice, t bob/bob, s bob/bob
-        assert fake.store.count(queue.COMPLETED_COLLECTION) == 4
+        # (session, observed), one item per message: s alice, t bob, s bob
+        assert fake.store.count(queue.COMPLETED_COLLECTION) == 3
         for before, after in zip(pending, statuses(fake), strict=True):
             assert after["completed_work_units"] == before["pending_work_units"]
             assert after["total_work_units"] == before["total_work_units"]
@@ -59,7 +59,7 @@ def test_completed_counts_survive_a_restart(tmp_path: Path) -> None:
     with make_fake("immediate", state_file=state) as fake:
         internal = conversation(fake)
         before = statuses(fake)
-    assert before[0]["sessions"][internal]["completed_work_units"] == 5
+    assert before[0]["sessions"][internal]["completed_work_units"] == 3
     with make_fake("manual", state_file=state) as again:
         assert statuses(again) == before
         assert again.deriver.step() is False
@@ -78,7 +78,7 @@ def test_a_queue_stopped_inside_a_batch_resumes_where_it_stopped(tmp_path: Path)
         assert again.deriver.queued() == remaining
         assert statuses(again) == before
         again.deriver.run_until_idle()
-        assert again.deriver.status("ws")["completed_work_units"] == 6
+        assert again.deriver.status("ws")["completed_work_units"] == 4
         assert again.store.count("conclusions") == 6
 
 
@@ -100,7 +100,7 @@ def test_failures_are_kept_with_their_unit_across_a_restart(
     assert len(failures) == 6 and all(unit["status"] == "completed" for unit in failures)
     with make_fake("manual", state_file=state) as again:
         assert again.deriver.failures() == failures
-        assert again.deriver.status("ws")["completed_work_units"] == 6
+        assert again.deriver.status("ws")["completed_work_units"] == 4
 
 
 def test_the_running_unit_is_in_progress_in_what_the_queue_shows(
