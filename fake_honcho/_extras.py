@@ -16,6 +16,7 @@ DISTRIBUTION = "honcho-contract-kit"
 FAKE: Mapping[str, str] = {
     "starlette": "starlette",
     "uvicorn": "uvicorn",
+    "httptools": "httptools",
     "jsonschema": "jsonschema",
     "python-multipart": "python_multipart",
     "PyStemmer": "Stemmer",
