@@ -254,15 +254,18 @@ def plan_members(
         config = config or {}
         current = fake.store.get("session_peers", (ws, sid, pid))
         active = current is not None and current["left_at"] is None
+        # Honcho upserts memberships with ON CONFLICT ... SET joined_at = now(): every
+        # join (message writes included) restarts what peer_perspective search sees.
         if active and not replace_config:
-            continue
-        row = {
-            "peer_id": pid,
-            "observe_me": config.get("observe_me"),
-            "observe_others": config.get("observe_others"),
-            "joined_at": current["joined_at"] if current is not None and active else stamp,
-            "left_at": None,
-        }
+            row = {**current, "joined_at": stamp}
+        else:
+            row = {
+                "peer_id": pid,
+                "observe_me": config.get("observe_me"),
+                "observe_others": config.get("observe_others"),
+                "joined_at": stamp,
+                "left_at": None,
+            }
         changes[pid] = row
         planned[pid] = row
     observers = sum(1 for row in planned.values() if row.get("observe_others"))

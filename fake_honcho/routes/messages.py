@@ -125,9 +125,12 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
         check_new_peer_names(fake, ws, list(joining))
-        plan_members(fake, ws, sid, joining)
+        # Honcho re-joins every author (crud/message.py create_messages ->
+        # get_or_create_session), which restarts their joined_at.
+        authoring = {pid: {} for pid in authors}
+        plan_members(fake, ws, sid, authoring)
         ensure_session(fake, ws, sid)
-        add_members(fake, ws, sid, joining)
+        add_members(fake, ws, sid, authoring)
         stamp = now(fake)
         in_session = len(index.session_ids(ws, sid))
         rows = []

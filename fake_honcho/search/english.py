@@ -15,12 +15,13 @@ Stemming is PyStemmer 2.2.0.3, the Snowball 2.2.0 release that PostgreSQL 15 emb
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import Stemmer
 
 from fake_honcho.search.chars import pg_lower
-from fake_honcho.search.parser import tokens
+from fake_honcho.search.parser import chunk_tokens, chunks, simple_runs, tokens
 
 _STEMMED = frozenset(("asciiword", "word", "asciihword", "hword", "hword_asciipart", "hword_part"))
 _SIMPLE = frozenset(
@@ -208,23 +209,80 @@ def _lexeme(kind: str, token: str) -> tuple[bool, str | None]:
     return False, None
 
 
+_CACHE_LIMIT = 200_000
+_by_chunk: dict[tuple[str, bool], tuple[str | None, ...]] = {}
+
+
+def _chunk_lexemes(chunk: str, after_blank: bool) -> tuple[str | None, ...]:
+    """One position per indexed token of the chunk: its lexeme, or None (a stop word)."""
+    key = (chunk, after_blank)
+    found = _by_chunk.get(key)
+    if found is None:
+        found = _indexed(chunk_tokens(chunk, after_blank))
+        if len(_by_chunk) >= _CACHE_LIMIT:
+            _by_chunk.clear()
+        _by_chunk[key] = found
+    return found
+
+
+def _indexed(found: Iterable[tuple[str, str]]) -> tuple[str | None, ...]:
+    kept: list[str | None] = []
+    for kind, token in found:
+        indexed, lexeme = _lexeme(kind, token)
+        if indexed:
+            kept.append(lexeme)
+    return tuple(kept)
+
+
+_by_run: dict[str, str | None] = {}
+
+
+def _run_lexeme(run: str) -> str | None:
+    """The lexeme of an ASCII letter run (None: a stop word) or digit run, cached."""
+    lexeme = run if run[0] < "A" else _stem(run.lower())
+    if len(_by_run) >= _CACHE_LIMIT:
+        _by_run.clear()
+    _by_run[run] = lexeme
+    return lexeme
+
+
+def _stream(text: str) -> list[str | None]:
+    """The lexeme (or None for a stop word) at each position 1, 2, ... of ``text``."""
+    runs = simple_runs(text)
+    if runs is not None:
+        known = _by_run
+        return [known[run] if run in known else _run_lexeme(run) for run in runs]
+    cut = chunks(text)
+    if cut is None:
+        return list(_indexed(tokens(text)))
+    stream: list[str | None] = []
+    for chunk, after_blank in cut:
+        stream.extend(_chunk_lexemes(chunk, after_blank))
+    return stream
+
+
 def lexemes(text: str) -> list[tuple[str, int]]:
     """(lexeme, position) for each indexed token of ``text``, in order (before merging)."""
-    found: list[tuple[str, int]] = []
-    position = 0
-    for kind, token in tokens(text):
-        indexed, lexeme = _lexeme(kind, token)
-        if not indexed:
-            continue
-        position += 1
-        if lexeme is not None:
-            found.append((lexeme, min(position, MAX_POSITION)))
-    return found
+    return [
+        (lexeme, min(position, MAX_POSITION))
+        for position, lexeme in enumerate(_stream(text), start=1)
+        if lexeme is not None
+    ]
 
 
 def to_tsvector(text: str) -> dict[str, list[int]]:
     """``to_tsvector('english', text)``: each lexeme with its sorted positions."""
+    stream = _stream(text)
     vector: dict[str, list[int]] = {}
+    if len(stream) < MAX_POSITION:  # no position is clamped, so none repeats
+        for position, lexeme in enumerate(stream, start=1):
+            if lexeme is not None:
+                positions = vector.get(lexeme)
+                if positions is None:
+                    vector[lexeme] = [position]
+                elif len(positions) < MAX_POSITIONS:
+                    positions.append(position)
+        return vector
     for lexeme, position in lexemes(text):
         positions = vector.setdefault(lexeme, [])
         if not positions or (

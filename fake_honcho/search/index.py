@@ -7,8 +7,11 @@ OR content ILIKE '%q%'`` ordered by ``ts_rank`` then ``created_at`` (both DESC) 
 ``~`!@#$%^&*()_+=[]{};':"\\|,.<>/?-`` is the ``ILIKE`` alone, newest first. ``q`` is
 matched literally (``%``, ``_`` and ``\\`` are escaped). Rows whose keys tie come back
 in the order the server's sort leaves them (:mod:`.pgsort`), fed in the order its plan
-reads them: the ``(workspace, session, seq_in_session)`` index, so by session name
-and then by position in the session.
+reads them. For a workspace its statistics do not know yet (a test's) that plan is an
+index scan of ``(workspace_name, session_name, seq_in_session)``: by session id, then
+position in the session, which the fake copies. (Once analysed, or scoped to a peer,
+the server may read by bitmap in physical table order, which no client can know: see
+the divergence register's ``search-tie-order``.)
 
 Per workspace the index keeps, for every lexeme, its occurrences (message sequence
 number and position, in message order), which give both the ``@@`` match and the rank;
@@ -244,10 +247,11 @@ class SearchIndex:
                 found = [seq for seq in found if messages.sessions[seq] == session_id]
             if peer_id is not None:
                 found = [seq for seq in found if messages.peers[seq] == peer_id]
-            rows = self._rows(found, where)
-            # The plan reads rows by (session, seq_in_session): the sort's input order.
+            # The sort's input order decides its ties: the server's plan for a fresh
+            # workspace reads the (workspace, session, seq_in_session) index.
             sessions, in_session = messages.sessions, messages.in_session
-            rows.sort(key=lambda item: (sessions[item[0]] or "", in_session[item[0]]))
+            order = sorted(found, key=lambda seq: (sessions[seq] or "", in_session[seq]))
+            rows = self._rows(order, where)
             keys = self._keys(index, query, [seq for seq, _ in rows])
             return [rows[at][1] for at in top(keys, 2 * limit)[:limit]]
 

@@ -47,6 +47,11 @@ _CHUNK = re.compile(r"[^\t\n\v\f\r ]+")
 _ENDS = r"""[!"#$%'()*,:;=>?\[\\\]^`{|}]"""
 _FAST = re.compile(rf"(?:[A-Za-z]+(?![0-9])|[0-9]+(?![A-Za-z])|{_ENDS}|\.(?![A-Za-z0-9_./]))+")
 _RUN = re.compile(r"[A-Za-z]+|[0-9]+")
+# A whole text of such chunks (runs of at most 1,000 characters, so none is too long
+# for a dictionary) is its runs: two regexes instead of a loop over its chunks.
+_SIMPLE_CHARS = re.compile(r"""[A-Za-z0-9\t\n\v\f\r !"#$%'()*,:;=>?\[\\\]^`{|}.]*""")
+_NOT_SIMPLE = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]|\.[A-Za-z0-9.]")
+_LONG_RUN = re.compile(r"[A-Za-z0-9]{1001}")
 _BLANK_STOPS = frozenset("<-+&/")
 
 
@@ -224,20 +229,46 @@ def _after_blank(chunk: str) -> str:
 
 
 @lru_cache(maxsize=32768)
-def _chunk_tokens(chunk: str, after_blank: bool) -> tuple[Token, ...]:
-    """The non-blank tokens of one whitespace-free chunk."""
+def chunk_tokens(chunk: str, after_blank: bool) -> tuple[Token, ...]:
+    """The non-blank tokens of one whitespace-free chunk of a text without ``<``.
+
+    ``after_blank``: the chunk follows whitespace (any chunk but a text's first).
+    """
     if after_blank:
         chunk = _after_blank(chunk)
     if _FAST.fullmatch(chunk):
-        return tuple(("uint" if run[0] < "A" else "asciiword", run) for run in _RUN.findall(chunk))
+        return tuple(
+            ("uint" if run[0] < "A" else "asciiword", run) for run in _RUN.findall(chunk)
+        )
     return tuple(token for token in parse(chunk) if token[0] != "blank")
+
+
+def simple_runs(text: str) -> list[str] | None:
+    """The tokens of a text made only of fast-path chunks (each run one token), or None."""
+    if _SIMPLE_CHARS.fullmatch(text) is None or _NOT_SIMPLE.search(text) is not None:
+        return None
+    if len(text) > 1000 and _LONG_RUN.search(text) is not None:
+        return None
+    return _RUN.findall(text)
+
+
+def chunks(text: str) -> list[tuple[str, bool]] | None:
+    """``text`` cut for :func:`chunk_tokens`; None when it holds ``<`` (parse it whole)."""
+    if "<" in text:
+        return None
+    parts = _CHUNK.findall(text)
+    cut = [(part, True) for part in parts]
+    if cut and text[:1] == parts[0][:1]:
+        cut[0] = (parts[0], False)
+    return cut
 
 
 def tokens(text: str) -> list[Token]:
     """The tokens of ``text`` that are not blanks, in order (``ts_parse`` without blanks)."""
-    if "<" in text:
+    cut = chunks(text)
+    if cut is None:
         return [token for token in parse(text) if token[0] != "blank"]
     found: list[Token] = []
-    for match in _CHUNK.finditer(text):
-        found.extend(_chunk_tokens(match.group(), match.start() > 0))
+    for chunk, after_blank in cut:
+        found.extend(chunk_tokens(chunk, after_blank))
     return found

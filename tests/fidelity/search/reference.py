@@ -1,0 +1,80 @@
+"""A reference of Honcho's search query over a recorded corpus, for any scan order.
+
+It applies the server's rules directly (``to_tsvector @@ plainto_tsquery`` or literal
+``ILIKE``, ``ts_rank``, ``created_at``, the sort's tie order), so the replay can tell
+which order the real server's plan read the rows in: by ``(session, seq_in_session)``,
+as the fake does, or in physical table order (recorded through ``psql``).
+"""
+
+from __future__ import annotations
+
+from tests.fidelity.search.corpora import Query
+from tests.fidelity.search.generate import Corpus
+
+from fake_honcho.search.chars import pg_lower
+from fake_honcho.search.english import plainto_tsquery, to_tsvector
+from fake_honcho.search.index import has_special_chars
+from fake_honcho.search.pgsort import top
+from fake_honcho.search.rank import rank
+
+
+def visible(made: Corpus, query: Query) -> list[bool]:
+    """Which messages the query's scope and filters keep (peer_perspective included).
+
+    A peer's ``joined_at`` in a session is restarted by every batch it writes there
+    (Honcho re-joins a message's author), so its perspective starts at that batch.
+    """
+    filters = dict(query.filters or {})
+    if query.scope[0] == "session":
+        filters["session_id"] = query.scope[1]
+    if query.scope[0] == "peer":
+        filters["peer_id"] = query.scope[1]
+    viewer = filters.get("peer_perspective")
+    since: dict[str, int] = {}
+    if viewer is not None:
+        for number, (sid, batch) in enumerate(made.batches):
+            if any(peer == viewer for peer, _ in batch):
+                since[sid] = number
+    kept: list[bool] = []
+    for number, (sid, batch) in enumerate(made.batches):
+        for peer, _ in batch:
+            keep = filters.get("session_id", sid) == sid and filters.get("peer_id", peer) == peer
+            if viewer is not None:
+                keep = keep and number >= since.get(sid, 0)
+            kept.append(keep)
+    return kept
+
+
+def answer(made: Corpus, query: Query, order: list[int]) -> list[int]:
+    """The positions the server returns when its scan reads messages in ``order``."""
+    texts = [text for _, _, text in made.messages()]
+    batch = [number for number, (_, rows) in enumerate(made.batches) for _ in rows]
+    kept = visible(made, query)
+    special = has_special_chars(query.query)
+    wanted = plainto_tsquery(query.query)
+    needle = pg_lower(query.query)
+    hits: list[int] = []
+    keys: list[tuple[float, int]] = []
+    for at in order:
+        if not kept[at]:
+            continue
+        vector = to_tsvector(texts[at])
+        matched = not special and bool(wanted) and all(lexeme in vector for lexeme in wanted)
+        if matched or needle in pg_lower(texts[at]):
+            score = 0.0
+            if not special and vector:
+                score = rank({lexeme: vector.get(lexeme, []) for lexeme in wanted}, wanted)
+            hits.append(at)
+            keys.append((-score, -batch[at]))
+    return [hits[at] for at in top(keys, 2 * query.limit)[: query.limit]]
+
+
+def session_order(made: Corpus) -> list[int]:
+    """Message positions by (session id, position in the session): the fake's scan order."""
+    messages = made.messages()
+    seen: dict[str, int] = {}
+    keyed: list[tuple[str, int, int]] = []
+    for at, (sid, _, _) in enumerate(messages):
+        seen[sid] = seen.get(sid, 0) + 1
+        keyed.append((sid, seen[sid], at))
+    return [at for _, _, at in sorted(keyed)]
