@@ -191,6 +191,16 @@ def _probe_clone_empty(client: httpx.Client, workspace: str) -> Any:
     return {"clone": cloned, "listed": client.post(f"{sessions}/list").json()["total"]}
 
 
+def _probe_search_tie_order(client: httpx.Client, workspace: str) -> Any:
+    """Equal rank and created_at in two sessions: which session's messages come first?"""
+    stamp = "2024-01-01T00:00:00Z"
+    for sid in ("b", "a"):  # written b first: table order is b's rows, then a's
+        body = {"messages": [{"peer_id": "p", "content": f"tea {sid}", "created_at": stamp}]}
+        client.post(f"/v3/workspaces/{workspace}/sessions/{sid}/messages", json=body)
+    found = client.post(f"/v3/workspaces/{workspace}/search", json={"query": "tea"}).json()
+    return [message["content"] for message in found]
+
+
 def _probe_pdf_upload(client: httpx.Client, workspace: str) -> Any:
     pdf = {"file": ("x.pdf", b"%PDF-1.4\nnot really\n", "application/pdf")}
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
@@ -406,6 +416,32 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_clone_empty,
         fake_result={"clone": 201, "listed": 2},
         real_result={"clone": 201, "listed": 1},
+    ),
+    Divergence(
+        id="search-tie-order",
+        kind="unspecified",
+        summary="search hits with equal rank and created_at come back in the server plan's order",
+        real=(
+            "the query orders by ts_rank and created_at only; ties keep the order the sort "
+            "leaves its input in, and the input order is the plan's: an index scan of "
+            "(workspace_name, session_name, seq_in_session) while the statistics do not know "
+            "the workspace, a bitmap heap scan in physical (ctid) order once analysed or when "
+            "scoped to a peer; ctid order is not write order"
+        ),
+        fake=(
+            "feeds PostgreSQL's sort (replayed exactly: quicksort or bounded heap) in "
+            "(session id, seq_in_session) order, the fresh-workspace plan"
+        ),
+        reason="physical table order depends on the whole table's history, unknowable to clients",
+        evidence=(
+            f"measured on {_SOURCE} with tests/fidelity/search/record.py: 2,388 of 2,400 "
+            "recorded queries read in session order, 12 in ctid order (EXPLAIN: Index Scan "
+            "using uq_messages_workspace_name_session_name_seq_in_session, later Bitmap Heap "
+            "Scan on ix_messages_workspace_name); src/utils/search.py _fulltext_search"
+        ),
+        probe=_probe_search_tie_order,
+        fake_result=["tea a", "tea b"],
+        real_result=UNSTABLE,
     ),
     Divergence(
         id="pdf-upload",

@@ -256,7 +256,7 @@ def plan_members(
         active = current is not None and current["left_at"] is None
         # Honcho upserts memberships with ON CONFLICT ... SET joined_at = now(): every
         # join (message writes included) restarts what peer_perspective search sees.
-        if active and not replace_config:
+        if current is not None and active and not replace_config:
             row = {**current, "joined_at": stamp}
         else:
             row = {

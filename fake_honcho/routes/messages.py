@@ -127,7 +127,7 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         check_new_peer_names(fake, ws, list(joining))
         # Honcho re-joins every author (crud/message.py create_messages ->
         # get_or_create_session), which restarts their joined_at.
-        authoring = {pid: {} for pid in authors}
+        authoring: dict[str, Any] = {pid: {} for pid in authors}
         plan_members(fake, ws, sid, authoring)
         ensure_session(fake, ws, sid)
         add_members(fake, ws, sid, authoring)

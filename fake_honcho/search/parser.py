@@ -237,9 +237,7 @@ def chunk_tokens(chunk: str, after_blank: bool) -> tuple[Token, ...]:
     if after_blank:
         chunk = _after_blank(chunk)
     if _FAST.fullmatch(chunk):
-        return tuple(
-            ("uint" if run[0] < "A" else "asciiword", run) for run in _RUN.findall(chunk)
-        )
+        return tuple(("uint" if run[0] < "A" else "asciiword", run) for run in _RUN.findall(chunk))
     return tuple(token for token in parse(chunk) if token[0] != "blank")
 
 

@@ -27,7 +27,7 @@ def table_order(url: str, workspace: str, ids: list[str]) -> list[int]:
     position = {mid: at for at, mid in enumerate(ids)}
     select = (
         "SELECT public_id FROM messages WHERE workspace_name = "
-        f"(SELECT w FROM input LIMIT 1) ORDER BY ctid"
+        "(SELECT w FROM input LIMIT 1) ORDER BY ctid"
     )
     return [position[row[0]] for row in query_rows(url, ["w"], [[workspace]], select)]
 
@@ -63,7 +63,8 @@ def main() -> None:
                     counts["table"] += 1
                 else:
                     counts["neither"] += 1
-                    print(f"  unexplained: {query.scope} {query.query!r} {query.limit} {query.filters}")
+                    asked = f"{query.scope} {query.query!r} {query.limit} {query.filters}"
+                    print(f"  unexplained: {asked}")
                     print(f"    real {query.expected}\n    fake {got}")
             for name, value in counts.items():
                 totals[name] += value

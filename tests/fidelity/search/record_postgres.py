@@ -41,7 +41,10 @@ def parses(url: str, samples: list[str]) -> list[list[object]]:
         "SELECT i, (SELECT json_agg(json_build_array(alias, token)) FROM ts_debug('english', t)"
         " WHERE alias <> 'blank') FROM input ORDER BY i::int",
     )
-    return [[text, json.loads(found) if found else []] for text, (_, found) in zip(samples, rows, strict=True)]
+    return [
+        [text, json.loads(found) if found else []]
+        for text, (_, found) in zip(samples, rows, strict=True)
+    ]
 
 
 def ranks(url: str, rng: random.Random, docs: list[str]) -> list[list[object]]:
@@ -57,7 +60,8 @@ def ranks(url: str, rng: random.Random, docs: list[str]) -> list[list[object]]:
         url,
         ["i", "d", "q"],
         [(i, d, q) for i, (d, q) in enumerate(pairs)],
-        "SELECT i, (SELECT json_object_agg(lexeme, positions) FROM unnest(to_tsvector('english', d))),"
+        "SELECT i, (SELECT json_object_agg(lexeme, positions)"
+        " FROM unnest(to_tsvector('english', d))),"
         " ts_rank(to_tsvector('english', d), plainto_tsquery('english', q))::float8,"
         " (to_tsvector('english', d) @@ plainto_tsquery('english', q))::text,"
         " array_to_json(tsvector_to_array(to_tsvector('english', q)))"

@@ -8,14 +8,13 @@ as the fake does, or in physical table order (recorded through ``psql``).
 
 from __future__ import annotations
 
-from tests.fidelity.search.corpora import Query
-from tests.fidelity.search.generate import Corpus
-
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
 from fake_honcho.search.index import has_special_chars
 from fake_honcho.search.pgsort import top
 from fake_honcho.search.rank import rank
+from tests.fidelity.search.corpora import Query
+from tests.fidelity.search.generate import Corpus
 
 
 def visible(made: Corpus, query: Query) -> list[bool]:
