@@ -362,16 +362,18 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="deletion-at-once",
         kind="not-copied",
-        summary="a deleted session's messages and members go at once, not in the background",
+        summary="deleted sessions (and workspaces) go at once, not in the background",
         real=(
             "DELETE .../sessions/{sid} marks the session inactive and queues the deletion for "
             "the deriver; until it runs, the session's messages, members and member configs "
             "are still listed, peers/{pid}/sessions still shows it (inactive), and once it "
-            "has run the session id can be created again"
+            "has run the session id can be created again; DELETE /v3/workspaces/{ws} likewise "
+            "answers 202 and the workspace stays listed until the deriver deletes it"
         ),
         fake=(
             "messages and memberships are deleted before the 202; the inactive session row "
-            "stays, so get-or-create of that id keeps answering 404"
+            "stays, so get-or-create of that id keeps answering 404; a workspace and "
+            "everything in it is gone before its 202"
         ),
         reason="the settled state without the race; reads of a deleted session are not portable",
         evidence=(
