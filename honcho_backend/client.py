@@ -19,6 +19,7 @@ _DETAIL_CHARS = 200
 class HonchoRequestError(RuntimeError):
     """A Honcho call failed: transport error, non-2xx status or a non-JSON 2xx body.
 
+    Constructible from a message alone, as DeerFlow's own client raises it.
     ``status`` is ``None`` when no response arrived. ``reached_server`` is
     ``False`` only when the connection was never established, i.e. the server
     cannot have processed the request.
@@ -26,19 +27,38 @@ class HonchoRequestError(RuntimeError):
 
     def __init__(
         self,
+        message: str,
+        *,
+        method: str | None = None,
+        path: str | None = None,
+        status: int | None = None,
+        reached_server: bool = True,
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.path = path
+        self.status = status
+        self.reached_server = reached_server
+
+    @classmethod
+    def for_request(
+        cls,
         method: str,
         path: str,
         status: int | None,
         reason: str,
         *,
         reached_server: bool = True,
-    ) -> None:
-        self.method = method
-        self.path = path
-        self.status = status
-        self.reached_server = reached_server
+    ) -> HonchoRequestError:
+        """The error for one request, its message naming the method, path and status."""
         where = f"{method} {path}" + (f" -> {status}" if status is not None else "")
-        super().__init__(f"Honcho request failed: {where}: {reason}")
+        return cls(
+            f"Honcho request failed: {where}: {reason}",
+            method=method,
+            path=path,
+            status=status,
+            reached_server=reached_server,
+        )
 
 
 def _segment(value: str) -> str:
@@ -64,6 +84,11 @@ class HonchoClient:
     ``transport`` replaces the network (``httpx.MockTransport`` or the fake's
     transport in tests). A request that fails before a connection exists is
     retried once; nothing is retried after the server may have seen it.
+
+    The six methods of DeerFlow's own Honcho client are public API here too, with
+    its names, parameters and return values (``get_or_create_peer``,
+    ``get_or_create_session``, ``set_session_peers``, ``add_messages``,
+    ``working_representation``, ``search``), so code written against it works.
     """
 
     def __init__(self, config: HonchoConfig, *, transport: httpx.BaseTransport | None = None):
@@ -98,15 +123,27 @@ class HonchoClient:
         """``POST /v3/workspaces``: 201 when created, 200 when it existed."""
         return self._request("POST", "/v3/workspaces", {"id": workspace})
 
+    def get_or_create_peer(self, workspace: str, peer_id: str) -> None:
+        """``POST .../peers``: creates the peer (and its workspace) unless it exists."""
+        self._request("POST", f"{_workspace_path(workspace)}/peers", {"id": peer_id})
+
     def get_or_create_session(
         self, workspace: str, session_id: str, peer_ids: Iterable[str] = ()
-    ) -> Any:
+    ) -> None:
         """``POST .../sessions``; the ``peers`` map creates and joins the peers in the same call."""
         payload: dict[str, Any] = {"id": session_id}
         peers: dict[str, dict[str, Any]] = {peer: {} for peer in peer_ids}
         if peers:
             payload["peers"] = peers
-        return self._request("POST", f"{_workspace_path(workspace)}/sessions", payload)
+        self._request("POST", f"{_workspace_path(workspace)}/sessions", payload)
+
+    def set_session_peers(self, workspace: str, session_id: str, peer_ids: list[str]) -> None:
+        """``POST .../sessions/{id}/peers``: adds the peers (creating them) to the session."""
+        self._request(
+            "POST",
+            f"{_session_path(workspace, session_id)}/peers",
+            {peer: {} for peer in peer_ids},
+        )
 
     def newest_messages(self, workspace: str, session_id: str, *, size: int = 100) -> list[Any]:
         """The session's newest messages, newest first (an unknown session has none)."""
@@ -121,22 +158,28 @@ class HonchoClient:
 
     def add_messages(
         self, workspace: str, session_id: str, messages: Sequence[Mapping[str, Any]]
-    ) -> Any:
+    ) -> None:
         """``POST .../messages`` with one batch (Honcho accepts 1..100 messages)."""
-        return self._request(
+        self._request(
             "POST",
             f"{_session_path(workspace, session_id)}/messages",
             {"messages": list(messages)},
         )
 
-    def working_representation(self, workspace: str, peer_id: str) -> str:
+    def working_representation(
+        self, workspace: str, peer_id: str, *, max_conclusions: int | None = None
+    ) -> str:
         """The peer's representation text (``""`` when Honcho has none).
 
-        The body is empty: ``max_conclusions`` only takes effect together with
-        ``search_query``, and the host's recall path has no query to send.
+        ``max_conclusions`` is sent only when given: Honcho applies it only
+        together with ``search_query``, and the host's recall path has no query,
+        so the backend sends an empty body.
         """
+        payload = {} if max_conclusions is None else {"max_conclusions": max_conclusions}
         data = self._request(
-            "POST", f"{_workspace_path(workspace)}/peers/{_segment(peer_id)}/representation", {}
+            "POST",
+            f"{_workspace_path(workspace)}/peers/{_segment(peer_id)}/representation",
+            payload,
         )
         text = data.get("representation") if isinstance(data, Mapping) else None
         return text if isinstance(text, str) else ""
@@ -146,7 +189,7 @@ class HonchoClient:
         workspace: str,
         query: str,
         *,
-        limit: int = 10,
+        limit: int = 5,
         filters: Mapping[str, Any] | None = None,
     ) -> list[Any]:
         """``POST .../search``: messages in the workspace, best match first."""
@@ -169,7 +212,7 @@ class HonchoClient:
         body = None if payload is None else _dumps(payload)
         response = self._send(method, path, body, params)
         if response.is_error:
-            raise HonchoRequestError(
+            raise HonchoRequestError.for_request(
                 method, path, response.status_code, self._detail(response.text)
             )
         if not response.content:
@@ -177,7 +220,7 @@ class HonchoClient:
         try:
             return response.json()
         except ValueError:
-            raise HonchoRequestError(
+            raise HonchoRequestError.for_request(
                 method, path, response.status_code, "response is not JSON"
             ) from None
 
@@ -198,7 +241,7 @@ class HonchoClient:
     def _transport_error(self, method: str, path: str, exc: Exception) -> HonchoRequestError:
         reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
         reason = f"{type(exc).__name__}: {self._detail(str(exc))}"
-        return HonchoRequestError(method, path, None, reason, reached_server=reached)
+        return HonchoRequestError.for_request(method, path, None, reason, reached_server=reached)
 
     def _detail(self, text: str) -> str:
         """Shorten server or transport text and scrub the api key from it."""

@@ -19,7 +19,7 @@ import httpx
 from pydantic import PrivateAttr
 
 from .client import HonchoClient, HonchoRequestError
-from .config import HonchoConfig, session_id_for
+from .config import HonchoConfig, session_id_for, stable_id
 from .ledger import BoundedLRU, ThreadLedger, ThreadState
 from .messages import KeepHidden, Outgoing, content_fingerprint, select_messages
 
@@ -34,6 +34,9 @@ else:
         from .manager import MemoryManager, MemoryManagerError
 
 __all__ = ["HonchoMemoryManager", "MemoryManagerError"]
+
+_stable_id = stable_id
+"""DeerFlow's own backend names the id derivation so here; its tests import it."""
 
 logger = logging.getLogger("honcho_backend")
 
@@ -119,6 +122,13 @@ class HonchoMemoryManager(MemoryManager):
             yield name, ("<redacted>" if name == "backend_config" else value)
 
     # -- plumbing ---------------------------------------------------------------
+
+    # DeerFlow's own backend derives ids through these two (its tests call them).
+    def _workspace(self, user_id: str | None) -> str | None:
+        return self._config.workspace_for(user_id) if user_id else None
+
+    def _user_peer(self, user_id: str) -> str:
+        return self._config.user_peer_for(user_id)
 
     def _http(self) -> HonchoClient:
         with self._lock:

@@ -230,3 +230,49 @@ def test_close_is_idempotent() -> None:
     client.close()
     client.close()
     assert client.closed
+
+
+def test_deerflows_client_surface_sends_what_upstream_sends() -> None:
+    seen: list[tuple[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append((request.url.path, json.loads(request.content)))
+        if request.url.path.endswith("/representation"):
+            return httpx.Response(200, json={"representation": "knows things"})
+        if request.url.path.endswith("/search"):
+            return httpx.Response(200, json=[{"content": "hit"}])
+        return httpx.Response(201, json={"id": "x"})
+
+    client = client_with(handler)
+    assert client.get_or_create_peer("w1", "alice") is None
+    assert client.get_or_create_session("w1", "s1") is None
+    assert client.set_session_peers("w1", "s1", ["alice", "deerflow"]) is None
+    assert client.add_messages("w1", "s1", [{"peer_id": "alice", "content": "hi"}]) is None
+    assert client.working_representation("w1", "alice", max_conclusions=10) == "knows things"
+    assert client.search("w1", "q") == [{"content": "hit"}]
+    assert seen == [
+        ("/v3/workspaces/w1/peers", {"id": "alice"}),
+        ("/v3/workspaces/w1/sessions", {"id": "s1"}),
+        ("/v3/workspaces/w1/sessions/s1/peers", {"alice": {}, "deerflow": {}}),
+        (
+            "/v3/workspaces/w1/sessions/s1/messages",
+            {"messages": [{"peer_id": "alice", "content": "hi"}]},
+        ),
+        ("/v3/workspaces/w1/peers/alice/representation", {"max_conclusions": 10}),
+        ("/v3/workspaces/w1/search", {"query": "q", "limit": 5}),  # upstream's default limit
+    ]
+
+
+def test_request_error_is_constructible_from_a_message_as_upstream_does() -> None:
+    error = HonchoRequestError("Honcho request failed: POST /v3/x: boom")
+    assert str(error) == "Honcho request failed: POST /v3/x: boom"
+    assert isinstance(error, RuntimeError)
+    assert (error.method, error.path, error.status, error.reached_server) == (
+        None,
+        None,
+        None,
+        True,
+    )
+    detailed = HonchoRequestError.for_request("POST", "/v3/x", 503, "busy")
+    assert str(detailed) == "Honcho request failed: POST /v3/x -> 503: busy"
+    assert (detailed.method, detailed.path, detailed.status) == ("POST", "/v3/x", 503)
