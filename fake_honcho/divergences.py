@@ -138,6 +138,11 @@ def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
     return {"status": failed.status_code, "reused": len(ports) == 1 and None not in ports}
 
 
+def _probe_page_beyond_maxsize(client: httpx.Client, workspace: str) -> Any:
+    response = client.post("/v3/workspaces/list", params={"page": 10**30, "size": 1}, json={})
+    return response.status_code
+
+
 def _probe_session_peers_order(client: httpx.Client, workspace: str) -> Any:
     peers = f"/v3/workspaces/{workspace}/sessions/s1/peers"
     client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s1"})
@@ -254,6 +259,21 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=201,
         real_result=500,
         affects=("HonchoAPIContract.test_clone_session",),
+    ),
+    Divergence(
+        id="real-page-beyond-int64-500",
+        kind="real-bug",
+        summary="a page number whose offset overflows a 64-bit integer is a 500",
+        real=(
+            "POST /v3/workspaces/list?page=10**30 (any paginated route) answers 500 "
+            "{'detail': 'An unexpected error occurred'}: the OFFSET overflows in Postgres"
+        ),
+        fake="200 with an empty page, as for any page past the end",
+        reason="a bad request is never a 500 on the fake; schemathesis generates such pages",
+        evidence=f"measured on {_SOURCE} (page=99999999999999 is a 200 with no items)",
+        probe=_probe_page_beyond_maxsize,
+        fake_result=200,
+        real_result=500,
     ),
     Divergence(
         id="real-500-closes-connection",
