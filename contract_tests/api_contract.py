@@ -3,7 +3,9 @@
 Every test here uses only behaviour verified on a running Honcho 3.0.12 or
 documented in its API reference, so one suite both pins the fake and checks a
 real deployment: ``pytest --honcho-url http://host:8000``. Tests that need an
-LLM-backed deriver carry ``honcho_llm``. Apply it with::
+LLM-backed deriver carry ``honcho_llm``. Its snapshot tests compare with reference
+snapshots recorded from a real Honcho 3.0.12 that ship in the kit (``honcho_reference``),
+so a first run passes with nothing recorded. Apply it with::
 
     class TestHonchoAPI(HonchoAPIContract):
         pass
@@ -18,8 +20,9 @@ import httpx
 import pytest
 
 from contract_tests.guard import ContractSuite
+from contract_tests.reference import ReferenceSnapshot
 from contract_tests.settle import Settler
-from contract_tests.snapshot import NANOID, HonchoSnapshot
+from contract_tests.snapshot import NANOID
 from contract_tests.target import HonchoTarget
 
 __all__ = ["HonchoAPIContract"]
@@ -194,10 +197,10 @@ class HonchoAPIContract(ContractSuite):
         assert [d["type"] for d in detail] == [error_type]
         assert detail[0]["loc"] == ["body", "id"]
 
-    def test_validation_error_snapshot(self, api: Api, honcho_snapshot: HonchoSnapshot) -> None:
+    def test_validation_error_snapshot(self, api: Api, honcho_reference: ReferenceSnapshot) -> None:
         """Parity snapshot of a 422 body: every field of FastAPI's error entries."""
         response = api.post("peers", json={"id": "bad id!"})
-        assert honcho_snapshot == {"status": response.status_code, "body": response.json()}
+        assert honcho_reference == {"status": response.status_code, "body": response.json()}
 
     def test_new_peer_name_from_message_is_validated(self, api: Api) -> None:
         """A peer created implicitly (message author) is validated with a string ``detail``."""
@@ -413,7 +416,9 @@ class HonchoAPIContract(ContractSuite):
         ):
             assert isinstance(body[key], int) and body[key] >= 0
 
-    def test_message_round_trip_snapshot(self, api: Api, honcho_snapshot: HonchoSnapshot) -> None:
+    def test_message_round_trip_snapshot(
+        self, api: Api, honcho_reference: ReferenceSnapshot
+    ) -> None:
         """Parity snapshot: written and listed messages, normalised, identical on every target."""
         created = api.post(
             "sessions/s1/messages",
@@ -425,7 +430,7 @@ class HonchoAPIContract(ContractSuite):
             },
         )
         listed = api.list_messages("s1")
-        assert honcho_snapshot == {
+        assert honcho_reference == {
             "created": {"status": created.status_code, "body": created.json()},
             "listed": {"status": listed.status_code, "body": listed.json()},
         }

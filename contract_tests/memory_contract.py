@@ -534,7 +534,12 @@ class MemoryManagerContract(ContractSuite):
         honcho_workspace: str,
     ) -> None:
         """The exact requests for a scripted conversation, pinned as a snapshot (the same
-        file must hold on the fake and on a real server)."""
+        file must hold on the fake and on a real server).
+
+        The snapshot pins *your* backend, so it is yours to record: on the first run this
+        test skips, saying to run ``pytest --snapshot-update`` once and commit the file.
+        """
+        honcho_snapshot.skip_if_unrecorded()
         user = "snapshot-user"
         for upto in range(1, len(SCRIPT) + 1):
             manager.add("thread-script", _conversation(*SCRIPT[:upto]), user_id=user)

@@ -10,12 +10,14 @@ Options
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
+    ``--honcho-update-reference`` re-record the shipped reference snapshots (needs --honcho-url)
 
 Fixtures
     ``honcho_target``     :class:`~contract_tests.target.HonchoTarget` for this test
     ``honcho_workspace``  a fresh workspace id, unique across runs and xdist workers
     ``honcho_settle``     ``settle(workspace=None)``: wait until derived data is ready
     ``honcho_snapshot``   ``assert honcho_snapshot == data``: normalised JSON snapshot
+    ``honcho_reference``  ``assert honcho_reference == data``: the shipped real-Honcho snapshot
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from contract_tests.capabilities import capability_names
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
 if TYPE_CHECKING:
+    from contract_tests.reference import ReferenceSnapshot
     from contract_tests.settle import Settler
     from contract_tests.snapshot import HonchoSnapshot
     from contract_tests.target import HonchoTarget
@@ -45,6 +48,10 @@ pytest_plugins = (
 _RUN_UID = pytest.StashKey[str]()
 _REAPED = pytest.StashKey[list[str]]()
 _REAPER_ERROR = pytest.StashKey[str]()
+
+UNRECORDED = "no snapshot recorded yet for this backend:"
+"""How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
+``contract_tests.snapshot``, so an xdist controller need not import syrupy to count)."""
 
 MARKERS = (
     "honcho_fake_only(reason): the test needs the in-process fake's controls "
@@ -78,6 +85,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Also run tests marked honcho_llm against a real server (needs an LLM deriver).",
     )
     group.addoption(
+        "--honcho-update-reference",
+        action="store_true",
+        default=False,
+        help="Re-record the reference snapshots shipped in contract_tests/snapshots from the "
+        "real server at --honcho-url (kit maintainers only; --snapshot-update never does).",
+    )
+    group.addoption(
         "--honcho-settle-timeout",
         type=float,
         default=60.0,
@@ -94,6 +108,11 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--honcho-url is empty; give the server URL (tox -e real reads it from "
             "$HONCHO_URL), or omit the option to use the in-process fake"
+        )
+    if config.getoption("honcho_update_reference") and url is None:
+        raise pytest.UsageError(
+            "--honcho-update-reference records the kit's reference snapshots from a real "
+            "Honcho: pass --honcho-url too (the fake must not become its own reference)"
         )
     workerinput = getattr(config, "workerinput", None)
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
@@ -236,6 +255,46 @@ def honcho_snapshot(snapshot: Any, honcho_workspace: str) -> HonchoSnapshot:
     )
 
 
+def _suite_of(request: pytest.FixtureRequest) -> str:
+    """The contract suite class that defines the requesting test (not the consumer's subclass,
+    whose name varies between projects)."""
+    name = request.function.__name__
+    for klass in type(request.instance).__mro__ if request.instance is not None else ():
+        if name in vars(klass) and vars(klass).get("__contract_suite__") is True:
+            return klass.__name__
+    raise pytest.UsageError(f"{request.node.nodeid}: honcho_reference is for contract suites")
+
+
+@pytest.fixture(scope="session")
+def _honcho_reference_version(
+    request: pytest.FixtureRequest, _honcho_real_target: HonchoTarget | None
+) -> str | None:
+    """With ``--honcho-update-reference``: the real server's version, written into each file."""
+    if _honcho_real_target is None or not request.config.getoption("honcho_update_reference"):
+        return None
+    with _honcho_real_target.client() as client:
+        response = client.get("/openapi.json")
+        response.raise_for_status()
+    return str(response.json()["info"]["version"])
+
+
+@pytest.fixture
+def honcho_reference(
+    request: pytest.FixtureRequest, honcho_workspace: str, _honcho_reference_version: str | None
+) -> ReferenceSnapshot:
+    """``assert honcho_reference == data``: compare with the snapshot of a real Honcho that
+    ships in ``contract_tests/snapshots`` (see :mod:`contract_tests.reference`)."""
+    from contract_tests.reference import REFERENCE_DIR, ReferenceSnapshot
+
+    callspec = getattr(request.node, "callspec", None)
+    name = request.node.originalname + (f"[{callspec.id}]" if callspec else "")
+    return ReferenceSnapshot(
+        REFERENCE_DIR / _suite_of(request) / f"{name}.json",
+        literals=[honcho_workspace],
+        record_version=_honcho_reference_version,
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
     snapshot = sys.modules.get("contract_tests.snapshot")
@@ -243,6 +302,10 @@ def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str]
         return None
     for side in (left, right):
         if isinstance(side, snapshot.HonchoSnapshot) and op == "==":
+            return [f"{side!r} == received (normalised)", *side.diff_lines()]
+    reference = sys.modules.get("contract_tests.reference")
+    for side in (left, right) if reference is not None else ():
+        if isinstance(side, reference.ReferenceSnapshot) and op == "==":
             return [f"{side!r} == received (normalised)", *side.diff_lines()]
     return None
 
@@ -267,7 +330,22 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         config.stash[_REAPER_ERROR] = f"honcho: reaper could not list workspaces ({reason})"
 
 
+def _unrecorded(terminalreporter: Any) -> list[str]:
+    """Node ids skipped because their snapshot is not recorded yet (xdist: on the controller)."""
+    return [
+        report.nodeid
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple) and UNRECORDED in str(report.longrepr[2])
+    ]
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    unrecorded = _unrecorded(terminalreporter)
+    if unrecorded:
+        terminalreporter.write_line(
+            f"honcho: {len(unrecorded)} test(s) skipped: no snapshot recorded yet for this "
+            "backend; run `pytest --snapshot-update` once, review __snapshots__/ and commit it"
+        )
     if _REAPER_ERROR in config.stash:
         terminalreporter.write_line(config.stash[_REAPER_ERROR])
     reaped = config.stash.get(_REAPED, [])

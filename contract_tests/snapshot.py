@@ -19,12 +19,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
+from contract_tests.plugin import UNRECORDED
+
 __all__ = ["HonchoJSONExtension", "HonchoSnapshot", "Normaliser", "normalise"]
+
 
 NANOID = re.compile(r"^[A-Za-z0-9_-]{21}$")
 _PATH_NANOID = re.compile(r"(?<=/)[A-Za-z0-9_-]{21}(?=/|$)")
@@ -120,3 +125,34 @@ class HonchoSnapshot:
     def diff_lines(self) -> list[str]:
         """syrupy's diff for the last failed comparison (used by the plugin's assertrepr)."""
         return list(self.assertion.get_assert_diff())
+
+    def location(self) -> Path:
+        """The file this snapshot is stored in (next to the consumer's test module)."""
+        assertion = self.assertion
+        return Path(
+            assertion.extension.get_location(
+                test_location=assertion.test_location, index=assertion.index
+            )
+        )
+
+    def skip_if_unrecorded(self) -> None:
+        """Skip, saying how to record it, when this backend's snapshot does not exist yet.
+
+        A backend's request snapshot is the consumer's to record (it pins *their*
+        backend), so a first run cannot compare it; failing there would make adoption
+        fail on its first run, and silently writing it would pin whatever the backend
+        does today without anyone looking. ``--snapshot-update`` records it.
+        """
+        assertion = self.assertion
+        if assertion.update_snapshots or self.location().exists():
+            return
+        path = self.location()
+        try:
+            shown = path.relative_to(Path.cwd())
+        except ValueError:
+            shown = path
+        test = assertion.test_location.testname
+        pytest.skip(
+            f"{UNRECORDED} {shown}: run `pytest --snapshot-update -k {test}` once, "
+            "review the file and commit it"
+        )

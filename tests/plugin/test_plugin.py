@@ -212,7 +212,8 @@ def test_contract_suites_pass_against_a_served_fake_with_the_same_snapshots(
     pytester: pytest.Pytester, served_fake: ServedFake, pytestconfig: pytest.Config
 ) -> None:
     """The project's contract suites, under xdist, against a fake served over HTTP (standing
-    in for a real Honcho), with the very snapshot files the in-process run uses."""
+    in for a real Honcho), with the very snapshot files the in-process run uses (and the
+    kit's shipped reference snapshots for HonchoAPIContract)."""
     contract = pytestconfig.rootpath / "tests" / "contract"
     for name in ("test_api_contract.py", "test_memory_managers.py"):
         pytester.makepyfile(**{name[:-3]: (contract / name).read_text()})
@@ -227,13 +228,77 @@ def test_contract_suites_pass_against_a_served_fake_with_the_same_snapshots(
     )  # fmt: skip
     assert result.ret == 0, result.stdout.str()[-4000:]
     assert result.parseoutcomes()["passed"] >= 9
-    result.stdout.fnmatch_lines(["*3 snapshots passed*"])
+    result.stdout.fnmatch_lines(["*1 snapshot passed*"])
     assert served_fake.api_key not in result.stdout.str() + result.stderr.str()
 
 
 # Every snapshot test plus a sample of the rest: the full suites against a served fake are
 # what `tox -e real` runs; here the point is real mode + xdist + the same snapshot files.
 SERVED_SUBSET = "snapshot or scripted or get_or_create or isolated_in_search or fail_closed"
+
+
+def test_api_contract_first_run_in_a_new_project_passes_on_shipped_references(
+    pytester: pytest.Pytester,
+) -> None:
+    """A consumer's ``class TestHoncho(HonchoAPIContract): pass`` passes its snapshot tests on
+    the first run: they compare with the real-Honcho references in the kit, recording nothing."""
+    pytester.makepyfile(
+        test_honcho="""
+        from contract_tests import HonchoAPIContract
+
+        class TestHoncho(HonchoAPIContract):
+            pass
+        """
+    )
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-k", "snapshot")
+    result.assert_outcomes(passed=2)
+    assert not (pytester.path / "__snapshots__").exists()
+
+
+def test_update_reference_needs_a_real_server(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x(): pass")
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "--honcho-update-reference")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --honcho-update-reference *pass --honcho-url too*"])
+
+
+def test_a_backends_unrecorded_snapshot_says_how_to_record_it(pytester: pytest.Pytester) -> None:
+    """MemoryManagerContract's request snapshot pins the consumer's backend: the first run
+    skips it with the command to run (and a summary line), --snapshot-update records it, and
+    from then on it is compared."""
+    pytester.makepyfile(
+        test_backend="""
+        import pytest
+        from contract_tests import Capabilities, MemoryManagerContract
+        from contract_tests.examples.honcho import honcho_manager_factory
+
+        class TestMine(MemoryManagerContract):
+            capabilities = Capabilities()
+
+            @pytest.fixture
+            def memory_manager_factory(self):
+                return honcho_manager_factory()
+        """
+    )
+    stored = "__snapshots__/test_backend/TestMine.test_scripted_conversation_requests.json"
+    first = pytester.runpytest_subprocess(*LEAN, "-rs", "-k", "scripted")
+    first.assert_outcomes(skipped=1)
+    first.stdout.fnmatch_lines_random(
+        [
+            f"*no snapshot recorded yet for this backend: {stored}: run `pytest "
+            "--snapshot-update -k test_scripted_conversation_requests` once*",
+            "honcho: 1 test(s) skipped: no snapshot recorded yet for this backend; run*",
+        ]
+    )
+    assert not (pytester.path / stored).exists()
+    pytester.runpytest_subprocess(*LEAN, "-k", "scripted", "--snapshot-update").assert_outcomes(
+        passed=1
+    )
+    assert (pytester.path / stored).is_file()
+    again = pytester.runpytest_subprocess(*LEAN, "-k", "scripted")
+    again.assert_outcomes(passed=1)
+    assert "honcho:" not in again.stdout.str()
+
 
 GUARDED = """
 import pytest

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
 import re
 import time
+from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 import pytest
 
-from contract_tests import Capabilities, HonchoTarget, normalise
+from contract_tests import Capabilities, HonchoAPIContract, HonchoTarget, normalise
 from contract_tests.documents import memory_document_problems
 from contract_tests.loop_lag import LoopLagProbe
 from contract_tests.namespace import run_prefix, workspace_id
+from contract_tests.reference import REFERENCE_DIR, ReferenceSnapshot
 from contract_tests.transports import FailingTransport, RecordingTransport
 
 NANO_A = "V1StGXR8_Z5jdHi6B-myT"
@@ -153,3 +158,50 @@ def test_loop_lag_probe_sees_a_blocking_call() -> None:
 
     # The lag excludes the tick interval itself, so a 100 ms block shows as >= 95 ms.
     assert asyncio.run(blocked()) >= 0.1 - 0.005
+
+
+class TestReferenceSnapshot:
+    DATA: ClassVar[dict[str, Any]] = {"id": NANO_A, "workspace_id": "ws-run-1", "n": 1}
+
+    def recorded(self, tmp_path: Path) -> Path:
+        path = tmp_path / "Suite" / "test_x.json"
+        assert ReferenceSnapshot(path, literals=["ws-run-1"], record_version="3.0.12") == self.DATA
+        return path
+
+    def test_recording_writes_normalised_data_with_the_server_version(self, tmp_path: Path) -> None:
+        document = json.loads(self.recorded(tmp_path).read_text())
+        assert document == {
+            "honcho_version": "3.0.12",
+            "snapshot": {"id": "<id:1>", "n": 1, "workspace_id": "<workspace:1>"},
+        }
+
+    def test_other_run_ids_compare_equal_and_a_changed_value_shows_a_diff(
+        self, tmp_path: Path
+    ) -> None:
+        path = self.recorded(tmp_path)
+        other_run = {**self.DATA, "id": NANO_B, "workspace_id": "ws-run-2"}
+        assert ReferenceSnapshot(path, literals=["ws-run-2"]) == other_run
+        reference = ReferenceSnapshot(path, literals=["ws-run-2"])
+        assert reference != {**other_run, "n": 2}
+        assert '-  "n": 1,' in reference.diff_lines()
+        assert '+  "n": 2,' in reference.diff_lines()
+
+    def test_a_missing_file_fails_naming_it(self, tmp_path: Path) -> None:
+        reference = ReferenceSnapshot(tmp_path / "Suite" / "test_gone.json")
+        assert reference != {}
+        assert reference.diff_lines() == [
+            "the kit ships no reference snapshot Suite/test_gone.json (a packaging bug)"
+        ]
+
+
+def test_every_reference_test_has_a_shipped_snapshot_from_honcho_3_0_12() -> None:
+    """Each HonchoAPIContract test that takes ``honcho_reference`` has its file, recorded from
+    the Honcho version the kit targets, and no file is orphaned."""
+    users = {
+        name
+        for name, func in vars(HonchoAPIContract).items()
+        if name.startswith("test_") and "honcho_reference" in inspect.signature(func).parameters
+    }
+    files = sorted((REFERENCE_DIR / "HonchoAPIContract").glob("*.json"))
+    assert users and {path.stem for path in files} == users
+    assert {json.loads(path.read_text())["honcho_version"] for path in files} == {"3.0.12"}
