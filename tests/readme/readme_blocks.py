@@ -1,0 +1,303 @@
+"""Run the README's code blocks, so the README cannot drift from the code.
+
+How a block is run is written in an HTML comment on the last non-blank line before its
+fence (invisible on GitHub)::
+
+    <!-- readme-test: run -->            run it (the default for ```python blocks)
+    <!-- readme-test: skip: REASON -->   do not run it; the reason is required
+    <!-- readme-test: file PATH -->      write it to PATH (relative) for later blocks to use
+    <!-- readme-test: serve -->          start it in the background (a server)
+
+Blocks run in order, per ``##`` section, in a fresh empty directory (add ``in checkout``
+to a directive to run that block in the repository root instead). Python blocks of one
+section share one namespace, so a block may use names an earlier one defined. Shell
+blocks (```bash, ```sh, ```console) run under ``bash -euo pipefail`` and need a
+directive; ```yaml, ```json and ```toml blocks are parsed; any other language needs
+``skip``.
+
+A ``serve`` block's ``--port N`` becomes ``--port 0``; the first URL it prints is the
+server, and ``localhost:N`` / ``127.0.0.1:N`` in the section's later blocks are rewritten
+to it. Servers stop at the end of the section. ``pip install`` is stubbed in shell
+blocks: it checks the kit is installed in the test environment and installs nothing.
+Nested ``pytest`` runs get ``PYTEST_ADDOPTS`` (:data:`LEAN_PYTEST`): no cache, and none of
+the hypothesis, schemathesis or anyio plugins.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import tomllib
+from collections.abc import Iterator
+from contextlib import chdir, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+DIRECTIVE = re.compile(r"^<!--\s*readme-test:\s*(?P<spec>.*?)\s*-->$")
+FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
+SHELLS = frozenset({"bash", "sh", "shell", "console"})
+DATA = frozenset({"yaml", "yml", "json", "toml"})
+URL = re.compile(r"https?://(?P<host>[\w.-]+):(?P<port>\d+)")
+SERVE_TIMEOUT = 30.0
+# Nested pytest runs write no cache into the checkout and skip plugins no README block uses
+# (their start-up costs seconds per xdist worker).
+LEAN_PYTEST = "-p no:cacheprovider -p no:schemathesis -p no:hypothesispytest -p no:anyio"
+BLOCK_TIMEOUT = 600.0
+
+PIP_STUB = """#!/bin/sh
+# readme-test: the kit is already installed in the test environment; never install.
+if [ "$1" != install ]; then echo "readme-test: only 'pip install' is stubbed" >&2; exit 2; fi
+exec python -c "import importlib.metadata as m; m.version('honcho-contract-kit')"
+"""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: where it is, what it holds, and how to run it."""
+
+    line: int
+    section: str
+    lang: str
+    code: str
+    action: str
+    """``run``, ``skip``, ``file``, ``serve`` or ``parse``."""
+    argument: str = ""
+    """The reason of ``skip``, the path of ``file``."""
+    in_checkout: bool = False
+
+    @property
+    def where(self) -> str:
+        return f"README.md:{self.line} ({self.lang or 'no language'}, section {self.section!r})"
+
+
+class DirectiveError(ValueError):
+    """A block without a usable directive; the message names the line."""
+
+
+def _plan(lang: str, spec: str | None, where: str) -> tuple[str, str, bool]:
+    """``(action, argument, in_checkout)`` for a block, from its directive or its language."""
+    if spec is None:
+        if lang == "python":
+            return "run", "", False
+        if lang in DATA:
+            return "parse", "", False
+        raise DirectiveError(
+            f"{where}: add <!-- readme-test: run --> (or serve, file PATH, skip: REASON) "
+            "on the line before the fence"
+        )
+    if spec.startswith("skip"):
+        reason = spec.removeprefix("skip").lstrip(":").strip()
+        if not reason:
+            raise DirectiveError(f"{where}: 'skip' needs a reason: <!-- readme-test: skip: why -->")
+        return "skip", reason, False
+    words = spec.split()
+    in_checkout = words[-2:] == ["in", "checkout"]
+    if in_checkout:
+        words = words[:-2]
+    if words == ["run"] and (lang == "python" or lang in SHELLS):
+        return "run", "", in_checkout
+    if words == ["serve"] and lang in SHELLS:
+        return "serve", "", in_checkout
+    if len(words) == 2 and words[0] == "file" and not Path(words[1]).is_absolute():
+        return "file", words[1], False
+    raise DirectiveError(f"{where}: cannot use directive {spec!r} on a {lang or 'plain'} block")
+
+
+def parse(text: str) -> list[Block]:
+    """Every fenced block of ``text`` with its plan; :class:`DirectiveError` on a bad one."""
+    blocks: list[Block] = []
+    section = "(top)"
+    last = ""  # the last non-blank line outside a block
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        fence = FENCE.match(line)
+        if fence is None:
+            if line.startswith("## "):
+                section = line[3:].strip()
+            if line.strip():
+                last = line.strip()
+            index += 1
+            continue
+        start = index + 1
+        end = start
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        directive = DIRECTIVE.match(last)
+        lang = fence.group("lang")
+        where = f"README.md:{start} ({lang or 'no language'}, section {section!r})"
+        action, argument, in_checkout = _plan(
+            lang, directive.group("spec") if directive else None, where
+        )
+        code = "\n".join(lines[start:end]) + "\n"
+        blocks.append(Block(start, section, lang, code, action, argument, in_checkout))
+        last = ""
+        index = end + 1
+    return blocks
+
+
+def sections(blocks: list[Block]) -> dict[str, list[Block]]:
+    grouped: dict[str, list[Block]] = {}
+    for block in blocks:
+        grouped.setdefault(block.section, []).append(block)
+    return grouped
+
+
+def check_data(block: Block) -> None:
+    """A data block must parse (yaml needs PyYAML, which the test environment has)."""
+    if block.lang == "json":
+        json.loads(block.code)
+    elif block.lang == "toml":
+        tomllib.loads(block.code)
+    else:
+        import yaml  # type: ignore[import-untyped]
+
+        yaml.safe_load(block.code)
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[str]
+    host_port: str
+    output: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SectionRun:
+    """Runs one section's blocks in order (see the module docstring)."""
+
+    workdir: Path
+    env: dict[str, str]
+    namespace: dict[str, Any] = field(default_factory=dict)
+    servers: list[Server] = field(default_factory=list)
+    rewrites: dict[str, str] = field(default_factory=dict)
+
+    def code(self, block: Block) -> str:
+        code = block.code
+        for old, new in self.rewrites.items():
+            code = re.sub(rf"\b(localhost|127\.0\.0\.1):{old}\b", new, code)
+        return code
+
+    def cwd(self, block: Block) -> Path:
+        return ROOT if block.in_checkout else self.workdir
+
+    def run(self, block: Block) -> None:
+        if block.action == "parse":
+            check_data(block)
+        elif block.action == "file":
+            path = self.workdir / block.argument
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(block.code, encoding="utf-8")
+        elif block.action == "serve":
+            self.serve(block)
+        elif block.action == "run" and block.lang == "python":
+            with chdir(self.cwd(block)):
+                exec(compile(self.code(block), block.where, "exec"), self.namespace)
+        elif block.action == "run":
+            self.shell(block)
+
+    def shell(self, block: Block) -> None:
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", self.code(block)],
+            cwd=self.cwd(block),
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_TIMEOUT,
+        )
+        if result.returncode != 0:
+            raise AssertionError(
+                f"{block.where} exited {result.returncode}\n--- stdout\n{result.stdout[-6000:]}"
+                f"\n--- stderr\n{result.stderr[-3000:]}"
+            )
+
+    def serve(self, block: Block) -> None:
+        code = re.sub(r"--port[ =]\d+", "--port 0", block.code)
+        process = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", code],
+            cwd=self.cwd(block),
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        lines: queue.Queue[str | None] = queue.Queue()
+        server = Server(process, "")
+        self.servers.append(server)
+
+        def pump() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                server.output.append(line)
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        while True:
+            try:
+                line = lines.get(timeout=SERVE_TIMEOUT)
+            except queue.Empty:
+                line = None
+            if line is None:
+                raise AssertionError(
+                    f"{block.where}: no URL printed within {SERVE_TIMEOUT:g}s\n"
+                    + "".join(server.output)
+                )
+            found = URL.search(line)
+            if found:
+                server.host_port = f"{found.group('host')}:{found.group('port')}"
+                for port in re.findall(r"--port[ =](\d+)", block.code):
+                    self.rewrites[port] = server.host_port
+                return
+
+    def stop(self) -> None:
+        for server in self.servers:
+            if server.process.poll() is None:
+                os.killpg(server.process.pid, signal.SIGTERM)
+            try:
+                server.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.process.pid, signal.SIGKILL)
+                server.process.wait()
+
+
+def shell_env(bin_dir: Path, python_path: str | None) -> dict[str, str]:
+    """The environment shell blocks see: this interpreter's scripts first, ``pip`` stubbed,
+    no outer pytest/xdist state, no server or key from the caller's environment."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    stub = bin_dir / "pip"
+    stub.write_text(PIP_STUB)
+    stub.chmod(0o755)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTEST_", "HONCHO_", "FAKE_HONCHO_", "COV_"))
+    }
+    env["PATH"] = os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), env["PATH"]])
+    env["PYTEST_ADDOPTS"] = LEAN_PYTEST
+    if python_path is None:
+        env.pop("PYTHONPATH", None)
+    else:
+        env["PYTHONPATH"] = python_path
+    return env
+
+
+@contextmanager
+def section_run(workdir: Path, env: dict[str, str]) -> Iterator[SectionRun]:
+    run = SectionRun(workdir, env)
+    try:
+        yield run
+    finally:
+        run.stop()
