@@ -1,8 +1,11 @@
-"""A small in-process backend with search and fact CRUD, kept per user.
+"""A small in-process backend with search and fact CRUD, kept per user: copy it to start a
+backend that does not use Honcho.
 
 It shows what the contract asks of a backend without any remote: ignore a
 missing user, keep users apart, cap the injected context, keep messages once
-however often the host resends the history, and return the DeerMem document.
+however often the host resends the history, return the DeerMem document, and run
+the async methods off the event loop (:class:`OffLoopMemoryManager`). Its suite
+declares ``Capabilities(remote=False, read_policy=False, fact_crud=True)``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import PrivateAttr
 
-from honcho_backend.manager import MemoryManager
+from contract_tests.examples.off_loop import OffLoopMemoryManager
 
 __all__ = ["InMemoryMemoryManager"]
 
@@ -43,7 +46,7 @@ class _Bucket:
     updated: str = field(default_factory=_now)
 
 
-class InMemoryMemoryManager(MemoryManager):
+class InMemoryMemoryManager(OffLoopMemoryManager):
     """Per-user memory in a dict; ``backend_config["max_context_chars"]`` caps ``get_context``."""
 
     supports_search = True

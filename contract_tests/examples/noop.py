@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from honcho_backend.manager import MemoryManager
+from contract_tests.examples.off_loop import OffLoopMemoryManager
 
 __all__ = ["NoopMemoryManager"]
 
 
-class NoopMemoryManager(MemoryManager):
+class NoopMemoryManager(OffLoopMemoryManager):
     """Accepts every write, recalls nothing; ``get_memory`` is a valid empty document."""
 
     def add(

@@ -9,12 +9,14 @@ no contract test catches fails the project's suite.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import httpx
 from pydantic import PrivateAttr
 
+from contract_tests.capabilities import Capabilities
+from contract_tests.examples import InMemoryMemoryManager
 from contract_tests.examples.honcho import honcho_backend_config, honcho_manager_factory
 from contract_tests.memory_contract import ManagerContext, ManagerFactory
 from honcho_backend import HonchoMemoryManager
@@ -248,11 +250,21 @@ def naive_factory(cls: type[NaiveHonchoManager]) -> ManagerFactory:
     return lambda ctx: cls.from_config(honcho_backend_config(ctx)).bind(ctx)
 
 
+class BlockingLocalManager(InMemoryMemoryManager):
+    """A local backend whose async methods run the sync ones on the loop (the base default):
+    harmless for a dict, a stalled agent once ``add`` touches a disk."""
+
+    aadd = MemoryManager.aadd
+    aget_context = MemoryManager.aget_context
+    asearch = MemoryManager.asearch
+
+
 @dataclass(frozen=True)
 class Mutant:
     factory: ManagerFactory
     killed_by: str
     """The contract test designed to catch this mutant."""
+    capabilities: Capabilities = field(default_factory=Capabilities)
 
 
 MUTANTS: dict[str, Mutant] = {
@@ -278,4 +290,9 @@ MUTANTS: dict[str, Mutant] = {
         naive_factory(OneBigBatchManager), "test_batches_hold_at_most_100_messages"
     ),
     "resends_whole_history": Mutant(naive_factory(ResendingManager), "test_history_is_not_resent"),
+    "local_backend_blocks_the_event_loop": Mutant(
+        lambda ctx: BlockingLocalManager.from_config({}),
+        "test_async_methods_do_not_block_the_event_loop",
+        Capabilities(remote=False, read_policy=False, fact_crud=True),
+    ),
 }

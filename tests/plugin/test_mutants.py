@@ -16,6 +16,8 @@ from broken_backends import MUTANTS
 
 def suite_for(name, mutant):
     class Suite(MemoryManagerContract):
+        capabilities = mutant.capabilities
+
         @pytest.fixture
         def memory_manager_factory(self):
             return mutant.factory

@@ -70,9 +70,9 @@ class Block:
     lang: str
     code: str
     action: str
-    """``run``, ``skip``, ``file``, ``serve`` or ``parse``."""
+    """``run``, ``skip``, ``file``, ``serve``, ``parse``, or ``invalid`` (no usable directive)."""
     argument: str = ""
-    """The reason of ``skip``, the path of ``file``."""
+    """The reason of ``skip``, the path of ``file``, the problem of ``invalid``."""
     in_checkout: bool = False
 
     @property
@@ -114,7 +114,8 @@ def _plan(lang: str, spec: str | None, where: str) -> tuple[str, str, bool]:
 
 
 def parse(text: str) -> list[Block]:
-    """Every fenced block of ``text`` with its plan; :class:`DirectiveError` on a bad one."""
+    """Every fenced block of ``text`` with its plan; a block without a usable directive is
+    ``invalid`` (its argument says why), so one bad block fails its tests, not collection."""
     blocks: list[Block] = []
     section = "(top)"
     last = ""  # the last non-blank line outside a block
@@ -137,9 +138,12 @@ def parse(text: str) -> list[Block]:
         directive = DIRECTIVE.match(last)
         lang = fence.group("lang")
         where = f"README.md:{start} ({lang or 'no language'}, section {section!r})"
-        action, argument, in_checkout = _plan(
-            lang, directive.group("spec") if directive else None, where
-        )
+        try:
+            action, argument, in_checkout = _plan(
+                lang, directive.group("spec") if directive else None, where
+            )
+        except DirectiveError as problem:
+            action, argument, in_checkout = "invalid", str(problem), False
         code = "\n".join(lines[start:end]) + "\n"
         blocks.append(Block(start, section, lang, code, action, argument, in_checkout))
         last = ""
@@ -193,6 +197,8 @@ class SectionRun:
         return ROOT if block.in_checkout else self.workdir
 
     def run(self, block: Block) -> None:
+        if block.action == "invalid":
+            raise DirectiveError(block.argument)
         if block.action == "parse":
             check_data(block)
         elif block.action == "file":

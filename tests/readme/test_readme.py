@@ -36,6 +36,8 @@ RUNNABLE = [
     for name, blocks in SECTIONS.items()
     if name != ADOPTION and any(b.action != "skip" for b in blocks)
 ]
+# A block another change adds without a directive fails its section and
+# test_every_block_says_how_it_runs, naming its line; it does not stop collection.
 
 
 def run_section(blocks: list[Block], tmp_path: Path, python_path: str | None) -> None:
@@ -97,6 +99,11 @@ def test_adoption_example_passes_its_first_run_against_the_installed_wheel(
     run_section(SECTIONS[ADOPTION], tmp_path, str(installed_wheel))
 
 
+def test_every_block_says_how_it_runs() -> None:
+    problems = [block.argument for block in BLOCKS if block.action == "invalid"]
+    assert not problems, "\n".join(problems)
+
+
 def test_every_skipped_block_says_why_and_most_blocks_run() -> None:
     skipped = [block for block in BLOCKS if block.action == "skip"]
     assert all(block.argument for block in skipped)
@@ -108,13 +115,22 @@ class TestDirectives:
         blocks = parse("## A\n```python\nx = 1\n```\n```yaml\na: 1\n```\n")
         assert [(b.section, b.action) for b in blocks] == [("A", "run"), ("A", "parse")]
 
-    def test_a_shell_block_needs_a_directive_naming_its_line(self) -> None:
-        with pytest.raises(DirectiveError, match=r"README.md:3 \(bash, section 'A'\): add"):
-            parse("## A\n\n```bash\nls\n```\n")
+    @staticmethod
+    def problem(text: str) -> str:
+        (block,) = parse(text)
+        assert block.action == "invalid"
+        return block.argument
+
+    def test_a_shell_block_needs_a_directive_naming_its_line(self, tmp_path: Path) -> None:
+        text = "## A\n\n```bash\nls\n```\n"
+        assert self.problem(text).startswith("README.md:3 (bash, section 'A'): add <!--")
+        with pytest.raises(DirectiveError, match=r"README\.md:3"):
+            run_section(parse(text), tmp_path, None)
 
     def test_skip_needs_a_reason(self) -> None:
-        with pytest.raises(DirectiveError, match="'skip' needs a reason"):
-            parse("<!-- readme-test: skip -->\n```bash\nls\n```\n")
+        assert "'skip' needs a reason" in self.problem(
+            "<!-- readme-test: skip -->\n```bash\nls\n```\n"
+        )
 
     def test_directives_and_their_options(self) -> None:
         text = (
@@ -130,8 +146,8 @@ class TestDirectives:
         ]
 
     def test_an_unknown_directive_is_an_error(self) -> None:
-        with pytest.raises(DirectiveError, match="cannot use directive 'serve' on a python"):
-            parse("<!-- readme-test: serve -->\n```python\nx\n```\n")
+        text = "<!-- readme-test: serve -->\n```python\nx\n```\n"
+        assert "cannot use directive 'serve' on a python" in self.problem(text)
 
     def test_a_served_port_is_rewritten_in_later_blocks(self, tmp_path: Path) -> None:
         text = (
