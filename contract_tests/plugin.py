@@ -297,16 +297,18 @@ def honcho_reference(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    # Neither kind exists before its module is imported (reference imports snapshot).
     snapshot = sys.modules.get("contract_tests.snapshot")
-    if snapshot is None:  # no HonchoSnapshot exists before the module is imported
-        return None
-    for side in (left, right):
-        if isinstance(side, snapshot.HonchoSnapshot) and op == "==":
-            return [f"{side!r} == received (normalised)", *side.diff_lines()]
     reference = sys.modules.get("contract_tests.reference")
-    for side in (left, right) if reference is not None else ():
-        if isinstance(side, reference.ReferenceSnapshot) and op == "==":
-            return [f"{side!r} == received (normalised)", *side.diff_lines()]
+    kinds: list[type[Any]] = []
+    if snapshot is not None:
+        kinds.append(snapshot.HonchoSnapshot)
+    if reference is not None:
+        kinds.append(reference.ReferenceSnapshot)
+    for side in (left, right) if op == "==" else ():
+        if isinstance(side, tuple(kinds)):
+            diff: list[str] = side.diff_lines()  # type: ignore[attr-defined]
+            return [f"{side!r} == received (normalised)", *diff]
     return None
 
 
