@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -377,6 +378,35 @@ class MemoryManagerContract(ContractSuite):
         assert "zanzibar42" not in manager.get_context(bob)
         if self.capabilities.memory_document:
             assert "zanzibar42" not in str(manager.get_memory(user_id=bob))
+
+    @pytest.mark.honcho_requires("remote")
+    def test_users_are_isolated_in_context_requests(
+        self, manager: MemoryManager, recorder: RecordingTransport, honcho_workspace: str
+    ) -> None:
+        """Reading one user's context, memory or search never asks the remote about another.
+
+        The counterpart of ``test_users_are_isolated_in_context`` that needs no derived
+        data, so it runs against a real Honcho without an LLM: Alice's secret is stored
+        remotely (the positive control), then every request Bob's reads send is checked
+        for Alice's id, and every answer for her secret.
+        """
+        alice, bob = self.alice_tells_a_secret(manager, honcho_workspace)
+        stored = [
+            m for batch in _posted_messages(recorder.requests) for m in batch if SECRET in str(m)
+        ]
+        assert stored, "positive control failed: alice's secret was never sent to the remote"
+        assert all(r.status is not None and r.status < 400 for r in recorder.requests)
+        sent_before = len(recorder.requests)
+        answers: list[Any] = [manager.get_context(bob)]
+        if self.capabilities.memory_document:
+            answers.append(manager.get_memory(user_id=bob))
+        if manager.supports_search:
+            answers.append(manager.search("zanzibar42", user_id=bob))
+        reads = recorder.requests[sent_before:]
+        assert reads, "bob's reads sent nothing: there is nothing to check"
+        touching = [r.as_dict() for r in reads if alice in json.dumps(r.as_dict())]
+        assert touching == [], f"reading bob's memory asked about alice: {touching}"
+        assert "zanzibar42" not in str(answers), f"bob's reads returned alice's secret: {answers}"
 
     @pytest.mark.honcho_llm  # the cap is only tested on a context that has something in it
     @pytest.mark.honcho_requires("context_cap")

@@ -67,6 +67,31 @@ class LeakyManager(HonchoMemoryManager):
         return super().get_memory(user_id=user_id and "everyone")
 
 
+class FirstWriterContextManager(HonchoMemoryManager):
+    """Answers every user's ``get_context`` from the first user who wrote (a cache keyed
+    wrongly): caught from the requests alone, with no derived data."""
+
+    _first: str | None = PrivateAttr(default=None)
+
+    def add(
+        self,
+        thread_id: str,
+        messages: list[Any],
+        *,
+        agent_name: str | None = None,
+        user_id: str | None = None,
+        trace_id: str | None = None,
+    ) -> None:
+        self._first = self._first or user_id
+        super().add(thread_id, messages, agent_name=agent_name, user_id=user_id, trace_id=trace_id)
+
+    def get_context(
+        self, user_id: str | None, *, agent_name: str | None = None, thread_id: str | None = None
+    ) -> str:
+        reader = (self._first or user_id) if user_id else user_id
+        return super().get_context(reader, agent_name=agent_name, thread_id=thread_id)
+
+
 class RaisingAddManager(HonchoMemoryManager):
     """Lets remote write errors escape ``add`` into the agent turn."""
 
@@ -270,6 +295,10 @@ class Mutant:
 MUTANTS: dict[str, Mutant] = {
     "leaks_memory_across_users": Mutant(
         honcho_manager_factory(LeakyManager), "test_users_are_isolated_in_search"
+    ),
+    "reads_another_users_context": Mutant(
+        honcho_manager_factory(FirstWriterContextManager),
+        "test_users_are_isolated_in_context_requests",
     ),
     "raises_from_add": Mutant(
         honcho_manager_factory(RaisingAddManager), "test_add_never_raises_while_remote_fails"
