@@ -47,6 +47,9 @@ pytest_plugins = (
 
 _RUN_UID = pytest.StashKey[str]()
 _REAPED = pytest.StashKey[list[str]]()
+# Workspaces a test's teardown already deleted: a real server deletes in the background,
+# so they may still be listed when the reaper runs, and are not leftovers.
+_TORN_DOWN = pytest.StashKey[set[str]]()
 _REAPER_ERROR = pytest.StashKey[str]()
 
 UNRECORDED = "no snapshot recorded yet for this backend:"
@@ -117,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
     config.stash[_REAPED] = []
+    config.stash[_TORN_DOWN] = set()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -228,7 +232,7 @@ def honcho_workspace(request: pytest.FixtureRequest, honcho_target: HonchoTarget
     yield ws
     if not honcho_target.is_fake:
         with honcho_target.client() as client:
-            delete_workspaces(client, ws)
+            config.stash[_TORN_DOWN].update(delete_workspaces(client, ws))
 
 
 @pytest.fixture
@@ -312,10 +316,20 @@ def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str]
     return None
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: collect what each worker's teardowns deleted."""
+    output = getattr(node, "workeroutput", {})
+    node.config.stash[_TORN_DOWN].update(output.get("honcho_torn_down", ()))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Controller only: delete workspaces this run left on a real server (crashed tests)."""
     config = session.config
     url = _real_url(config)
+    if url is not None and hasattr(config, "workeroutput"):
+        torn_down: set[str] = config.stash[_TORN_DOWN]
+        config.workeroutput["honcho_torn_down"] = sorted(torn_down)
     if url is None or hasattr(config, "workerinput"):
         return
     import httpx
@@ -326,7 +340,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     target = HonchoTarget(url, api_key=_api_key(config))
     try:
         with target.client(timeout=10.0) as client:
-            config.stash[_REAPED] = delete_workspaces(client, run_prefix(config.stash[_RUN_UID]))
+            deleted = delete_workspaces(client, run_prefix(config.stash[_RUN_UID]))
+        config.stash[_REAPED] = [ws for ws in deleted if ws not in config.stash[_TORN_DOWN]]
     except httpx.HTTPError as exc:
         reason = type(exc).__name__
         config.stash[_REAPER_ERROR] = f"honcho: reaper could not list workspaces ({reason})"
