@@ -18,7 +18,8 @@ directive; ```yaml, ```json and ```toml blocks are parsed; any other language ne
 A ``serve`` block's ``--port N`` becomes ``--port 0``; the first URL it prints is the
 server, and ``localhost:N`` / ``127.0.0.1:N`` in the section's later blocks are rewritten
 to it. Servers stop at the end of the section. ``pip install`` is stubbed in shell
-blocks: it checks the kit is installed in the test environment and installs nothing.
+blocks: it checks the kit is installed in the test environment and installs nothing; the
+console scripts ``pyproject.toml`` declares (``fake-honcho``...) run this checkout's code.
 Nested ``pytest`` runs get ``PYTEST_ADDOPTS`` (:data:`LEAN_PYTEST`): no cache, and none of
 the hypothesis, schemathesis or anyio plugins.
 """
@@ -279,13 +280,24 @@ class SectionRun:
                 server.process.wait()
 
 
+def _write_script(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(0o755)
+
+
 def shell_env(bin_dir: Path, python_path: str | None) -> dict[str, str]:
-    """The environment shell blocks see: this interpreter's scripts first, ``pip`` stubbed,
-    no outer pytest/xdist state, no server or key from the caller's environment."""
+    """The environment shell blocks see: ``pip`` stubbed, the project's console scripts (as
+    ``pyproject.toml`` declares them, so a stale install cannot hide a new one), then this
+    interpreter's; no outer pytest/xdist state, no server or key from the caller."""
     bin_dir.mkdir(parents=True, exist_ok=True)
-    stub = bin_dir / "pip"
-    stub.write_text(PIP_STUB)
-    stub.chmod(0o755)
+    _write_script(bin_dir / "pip", PIP_STUB)
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    for name, target in scripts.items():
+        module, func = target.split(":")
+        launcher = (
+            f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n"
+        )
+        _write_script(bin_dir / name, launcher)
     env = {
         key: value
         for key, value in os.environ.items()
