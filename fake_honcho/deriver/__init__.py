@@ -82,6 +82,7 @@ class Deriver:
         self._worker = Worker(store, self.conclusions, clock)
         self._queue = queue.WorkQueue(store, clock)
         self._holding = None if gate is None else gate_module.Holding(store, clock, gate)
+        self._claimed: gate_module.UnitKey | None = None  # the work unit being worked through
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
@@ -184,6 +185,7 @@ class Deriver:
     def reset(self) -> None:
         """Forget every queue unit, conclusion, card and summary."""
         with self.store.lock:
+            self._claimed = None
             for collection in OWNED_COLLECTIONS:
                 for key, _row in self.store.items(collection):
                     self.store.delete(collection, key)
@@ -200,15 +202,16 @@ class Deriver:
 
     def _submit(self, shared: Row, columns: queue.Columns, tokens: dict[str, int]) -> None:
         """Queue new units, or hold them for a claim when there is a gate."""
-        if self._holding is None:
+        if self._holding is not None:
+            columns = self._holding.add(shared, columns, tokens, claimed=self._claimed)
+        if columns["task_type"]:
             self._queue.enqueue(shared, columns)
-        else:
-            self._holding.add(shared, columns, tokens)
 
     def _step(self, *, flush: bool) -> bool:
         with self.store.lock:
             unit = self._queue.next_unit()
             if unit is None:
+                self._claimed = None  # the claimed work unit is done
                 return self._claim(flush=flush)
             with self._queue.running(unit):
                 error = self._run(unit)
@@ -223,6 +226,7 @@ class Deriver:
         if key is None:
             return False
         self._queue.enqueue(*self._holding.take(key))
+        self._claimed = key
         return True
 
     def _after_enqueue(self) -> None:

@@ -12,7 +12,14 @@ gate's token target or its oldest item is old enough
 collection, one per work unit (``units`` in the queue's column layout, ``tokens``
 summed once per message, ``created_at`` of the oldest item), so persistence and
 ``store.clear()`` cover it. Claiming a work unit takes its row out; the deriver
-then queues its units as one batch of the work queue.
+then queues its units as one batch of the work queue, and items of that work unit
+queued while it is claimed join the claim, as the real worker takes every item of
+its work unit until none is left.
+
+Not copied: the real worker marks a batch of items (up to
+``DERIVER_REPRESENTATION_BATCH_TARGET_INPUT_TOKENS`` of messages) processed together,
+and after a failed LLM call only the batch's first item; the fake completes its
+units one at a time.
 """
 
 from __future__ import annotations
@@ -61,12 +68,26 @@ class Holding:
             self._on_change(COLLECTION, key, None, row)
         store.subscribe(self._on_change, collections=(COLLECTION,))
 
-    def add(self, shared: Row, columns: Columns, tokens: dict[str, int]) -> None:
-        """Hold a batch's units, each under its work unit; ``tokens`` per message id."""
+    def add(
+        self,
+        shared: Row,
+        columns: Columns,
+        tokens: dict[str, int],
+        *,
+        claimed: UnitKey | None = None,
+    ) -> Columns:
+        """Hold a batch's units, each under its work unit; ``tokens`` per message id.
+
+        Units of the ``claimed`` work unit are not held but returned (columns, possibly
+        empty): the worker that holds a claim takes every item of its work unit until
+        none is left, including items queued after the claim.
+        """
         now = isoformat(self.clock())
         grouped: dict[UnitKey, list[int]] = {}
         for index in range(len(columns["task_type"])):
             grouped.setdefault(work_unit_of(shared, columns, index), []).append(index)
+        joining = grouped.pop(claimed, []) if claimed is not None else []
+        passed = {name: [values[index] for index in joining] for name, values in columns.items()}
         for key, indexes in grouped.items():
             row = self._rows.get(key)
             held = (
@@ -90,6 +111,7 @@ class Holding:
                 "units": held,
             }
             self.store.put(COLLECTION, key, new)
+        return passed
 
     def next_claim(self, *, ignore_gate: bool = False) -> UnitKey | None:
         """The work unit a worker claims next: oldest first, representation work gated."""

@@ -178,13 +178,17 @@ def test_summaries_are_not_held(fake: FakeHoncho, http: httpx.Client) -> None:
     assert summaries["short_summary"] is not None
 
 
-def test_claimed_work_unit_takes_new_items_after_it(fake: FakeHoncho, http: httpx.Client) -> None:
+def test_a_claimed_work_unit_takes_items_queued_after_the_claim(
+    fake: FakeHoncho, http: httpx.Client
+) -> None:
     write(http, ("alice", LONG))
     assert fake.deriver.step() is True  # claimed
-    write(http, ("alice", SHORT))  # arrives while claimed: held for the next claim
-    assert counts(http) == (1, 1, 0)
+    write(http, ("alice", SHORT), ("bob", SHORT))  # alice's joins the claim, bob's is held
+    assert counts(http) == (1, 2, 0)
     fake.deriver.run_until_idle()
-    assert counts(http) == (1, 0, 1)
+    assert counts(http) == (1, 0, 2)
+    write(http, ("alice", SHORT))  # the claim ended with its last item: held again
+    assert counts(http) == (2, 0, 2)
 
 
 def test_held_work_survives_a_restart_and_reset_forgets_it(clock: SetClock, tmp_path: Path) -> None:
