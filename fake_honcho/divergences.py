@@ -212,6 +212,23 @@ def _probe_pdf_upload(client: httpx.Client, workspace: str) -> Any:
     return client.post(route, files=pdf, data={"peer_id": "alice"}).status_code
 
 
+def _probe_chat_at_high_level(client: httpx.Client, workspace: str) -> Any:
+    """How many conclusions a ``high`` chat quotes when ten share the question's word."""
+    _post_messages(
+        client, workspace, "s1", ("alice", ". ".join(f"I like toy{n}" for n in range(10)))
+    )
+    body = {"query": "what does alice like?", "reasoning_level": "high"}
+    answer = client.post(f"/v3/workspaces/{workspace}/peers/alice/chat", json=body)
+    if answer.status_code != 200:
+        return answer.status_code
+    return str(answer.json()["content"]).count("alice likes")
+
+
+def _probe_card_without_dream(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("alice", "My name is Alice. I live in Rome."))
+    return client.get(f"/v3/workspaces/{workspace}/peers/alice/card").json().get("peer_card")
+
+
 # -- the register -------------------------------------------------------------------------
 
 _SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
@@ -482,6 +499,45 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_pdf_upload,
         fake_result=415,
         real_result=500,
+    ),
+    Divergence(
+        id="chat-levels-above-medium",
+        kind="not-copied",
+        summary="chat at reasoning_level high or max quotes more conclusions than medium",
+        real=(
+            "the level picks the model settings and tool budget only; the LLM request for "
+            "medium, high and max is the same, so what is quoted is the model's choice "
+            "(fake-honcho-llm, which cannot tell them apart, quotes 5 as at medium)"
+        ),
+        fake="quotes up to 1, 3, 5, 8 and 12 matching conclusions from minimal to max",
+        reason="a test can see the level take effect; real answers depend on the LLM",
+        evidence=(
+            f"{_SOURCE} src/config.py _default_dialectic_levels (same model, max_output_tokens "
+            "and tool_choice for medium/high/max); fake-honcho-llm through a real 3.0.12 "
+            "quoted 5 of 10 at high"
+        ),
+        probe=_probe_chat_at_high_level,
+        fake_result=8,
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="no-automatic-dream",
+        kind="not-copied",
+        summary="the fake never schedules a dream by itself, so no card appears unasked",
+        real=(
+            "the deriver schedules an omni dream once 50 new conclusions have gathered and the "
+            "pair has been idle 60 minutes (DREAM_DOCUMENT_THRESHOLD, DREAM_IDLE_TIMEOUT_MINUTES,"
+            " at most one per 8 hours); the dream refreshes the peer card"
+        ),
+        fake="cards come only from POST .../schedule_dream or PUT .../card",
+        reason="an hour-long idle timer has no place in a test double; schedule the dream",
+        evidence=(
+            f"{_SOURCE} src/config.py DreamSettings, src/dreamer/dream_scheduler.py; the "
+            "deriver itself writes no card (measured through fake-honcho-llm)"
+        ),
+        probe=_probe_card_without_dream,
+        fake_result=None,
+        real_result=UNSTABLE,
     ),
 )
 
