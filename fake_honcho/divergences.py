@@ -206,6 +206,14 @@ def _probe_search_tie_order(client: httpx.Client, workspace: str) -> Any:
     return [message["content"] for message in found]
 
 
+def _probe_webhooks_order(client: httpx.Client, workspace: str) -> Any:
+    client.post("/v3/workspaces", json={"id": workspace})
+    for i in range(4):
+        client.post(f"/v3/workspaces/{workspace}/webhooks", json={"url": f"https://e.com/{i}"})
+    listed = client.get(f"/v3/workspaces/{workspace}/webhooks").json()["items"]
+    return [hook["url"] for hook in listed]
+
+
 def _probe_pdf_upload(client: httpx.Client, workspace: str) -> Any:
     pdf = {"file": ("x.pdf", b"%PDF-1.4\nnot really\n", "application/pdf")}
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
@@ -480,6 +488,21 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         probe=_probe_search_tie_order,
         fake_result=["tea a", "tea b"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="webhooks-order",
+        kind="unspecified",
+        summary="the webhook endpoint list has no ORDER BY on the real server",
+        real="GET .../webhooks returns endpoints in whatever order Postgres scans them",
+        fake="endpoints in the order they were registered",
+        reason="one deterministic order; compare webhook lists as sets",
+        evidence=(
+            "found by tests/fidelity/test_differential.py; src/crud/webhook.py "
+            "list_webhook_endpoints: a select with no order_by"
+        ),
+        probe=_probe_webhooks_order,
+        fake_result=[f"https://e.com/{i}" for i in range(4)],
         real_result=UNSTABLE,
     ),
     Divergence(
