@@ -251,6 +251,12 @@ class SearchIndex:
             # workspace reads the (workspace, session, seq_in_session) index.
             sessions, in_session = messages.sessions, messages.in_session
             order = sorted(found, key=lambda seq: (sessions[seq] or "", in_session[seq]))
+            if where is None:  # rows are read only for the answer
+                ids = messages.ids
+                live = [seq for seq in order if ids[seq] is not None]
+                keys = self._keys(index, query, live)
+                best = [live[at] for at in top(keys, 2 * limit)[:limit]]
+                return [row for _, row in self._rows(best, None)]
             rows = self._rows(order, where)
             keys = self._keys(index, query, [seq for seq, _ in rows])
             return [rows[at][1] for at in top(keys, 2 * limit)[:limit]]

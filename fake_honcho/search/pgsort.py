@@ -124,38 +124,40 @@ def _quicksort(keys: Sequence[K], rows: list[int], a: int, n: int) -> None:
 
 
 def _bounded_heap(keys: Sequence[K], limit: int) -> list[int]:
-    """``make_bounded_heap`` + ``sort_bounded_heap``: a max-heap of the best ``limit``."""
+    """``make_bounded_heap`` + ``sort_bounded_heap``: a max-heap of the best ``limit``.
+
+    The server runs the heap with the sort direction reversed; here that is written
+    out: "reversed a > b" is ``keys[a] < keys[b]``.
+    """
     heap: list[int] = []
 
-    def reverse(a: int, b: int) -> int:  # the heap runs with the direction reversed
-        return -_cmp(keys, a, b)
-
     def sift_down(row: int, size: int) -> None:  # tuplesort_heap_replace_top
+        key = keys[row]
         hole = 0
         while True:
             child = 2 * hole + 1
             if child >= size:
                 break
-            if child + 1 < size and reverse(heap[child], heap[child + 1]) > 0:
+            if child + 1 < size and keys[heap[child]] < keys[heap[child + 1]]:  # type: ignore[operator]
                 child += 1
-            if reverse(row, heap[child]) <= 0:
+            if key >= keys[heap[child]]:  # type: ignore[operator]
                 break
             heap[hole] = heap[child]
             hole = child
         heap[hole] = row
 
-    for row in range(len(keys)):
+    for row, key in enumerate(keys):
         if len(heap) < limit:  # tuplesort_heap_insert
             heap.append(row)
             j = len(heap) - 1
             while j > 0:
                 parent = (j - 1) >> 1
-                if reverse(row, heap[parent]) >= 0:
+                if key <= keys[heap[parent]]:  # type: ignore[operator]
                     break
                 heap[j] = heap[parent]
                 j = parent
             heap[j] = row
-        elif reverse(row, heap[0]) > 0:
+        elif key < keys[heap[0]]:  # type: ignore[operator]
             sift_down(row, limit)
     size = len(heap)
     while size > 1:  # unheapify: the root (largest left) goes to the freed end slot
