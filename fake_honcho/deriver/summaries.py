@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from fake_honcho.state import Row, Store
-from fake_honcho.text import token_count
+from fake_honcho.tokens import token_count
 
 COLLECTION = "summaries"
 SHORT_WORDS = 12

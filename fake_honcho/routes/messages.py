@@ -19,7 +19,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond, strip_nul
-from fake_honcho.errors import HonchoError, RequestValidationError, ValidationItem, invalid
+from fake_honcho.errors import (
+    HonchoError,
+    RequestValidationError,
+    ValidationItem,
+    invalid,
+    value_error,
+)
 from fake_honcho.filters import MESSAGE, compile_filter
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
@@ -34,7 +40,7 @@ from fake_honcho.resources import (
     plan_members,
 )
 from fake_honcho.state import NO_METADATA, Row
-from fake_honcho.text import token_count
+from fake_honcho.tokens import special_token_error, token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
 from fake_honcho.wire import PublicRows
 
@@ -76,10 +82,15 @@ def _created(request: Request, fake: FakeHoncho, rows: list[Row]) -> Response:
 
 def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
     created_at = item.get("created_at")
+    content = strip_nul(item["content"])
+    metadata = check_metadata(item.get("metadata"), (*loc, "metadata")) or NO_METADATA
+    refused = special_token_error(content)  # Honcho's tiktoken encode() raises on these
+    if refused is not None:
+        raise value_error(loc, refused, item)
     return {
-        "content": strip_nul(item["content"]),
+        "content": content,
         "peer_id": item["peer_id"],
-        "metadata": check_metadata(item.get("metadata"), (*loc, "metadata")) or NO_METADATA,
+        "metadata": metadata,
         "created_at": _timestamp(created_at, (*loc, "created_at")) if created_at else None,
         "configuration": clean_configuration(item.get("configuration")) or None,
     }
@@ -97,6 +108,9 @@ def _errors(item: dict[str, Any], loc: tuple[Any, ...]) -> list[ValidationItem]:
             check()
         except RequestValidationError as error:
             found.extend(error.items)
+    refused = special_token_error(strip_nul(item["content"]))
+    if refused is not None and not found:  # a model validator: only once the fields are valid
+        found.extend(value_error(loc, refused, item).items)
     return found
 
 

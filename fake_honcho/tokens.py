@@ -1,0 +1,60 @@
+"""Exact token counts, as Honcho computes them: tiktoken's ``o200k_base``.
+
+Honcho stores ``len(tiktoken.get_encoding("o200k_base").encode(content))`` as a
+message's ``token_count`` and spends session context budgets (``tokens=``) in those
+units. tiktoken fetches its vocabulary over the network on first use, so the fake
+counts with ``quicktok`` instead: a C++ BPE that ships the same vocabulary in its
+wheel, yields tiktoken's ids byte for byte and counts without building a list of
+ids. ``tests/fidelity/test_tokens.py`` holds the counts against ones recorded from
+a real Honcho.
+
+tiktoken's ``encode`` refuses text that spells a special token (``<|endoftext|>``),
+and Honcho lets that ``ValueError`` become a 422; :func:`special_token_error` gives
+its exact text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+ENCODING = "o200k_base"
+SPECIAL_TOKENS = ("<|endoftext|>", "<|endofprompt|>")
+_SPECIAL = re.compile("|".join(re.escape(token) for token in SPECIAL_TOKENS))
+
+
+@cache
+def _encoding() -> Any:
+    """The tokenizer, loaded on first use (about half a second, once per process)."""
+    import quicktok
+
+    return quicktok.get_encoding(ENCODING)
+
+
+def token_count(text: str) -> int:
+    """``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``."""
+    if not text:
+        return 0
+    try:
+        return int(_encoding().count(text))
+    except TypeError:
+        # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return int(_encoding().count(fixed))
+
+
+def special_token_error(text: str) -> str | None:
+    """tiktoken's message for ``encode(text)`` when text holds a special token, else None."""
+    found = _SPECIAL.search(text) if "<|" in text else None
+    if found is None:
+        return None
+    token = found.group()
+    return (
+        f"Encountered text corresponding to disallowed special token {token!r}.\n"
+        "If you want this text to be encoded as a special token, pass it to "
+        f"`allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+        "If you want this text to be encoded as normal text, disable the check for this "
+        f"token by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+    )

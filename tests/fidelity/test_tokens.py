@@ -1,0 +1,81 @@
+"""``token_count`` against counts a real Honcho 3.0.12 gave (``tokens_real.json``).
+
+The reference is the server's own tiktoken, recorded by ``tokens_record.py``; the fake
+counts with a different library, so these tests hold one against the other.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+from fake_honcho.tokens import special_token_error, token_count
+
+RECORDED: list[dict[str, Any]] = json.loads(
+    Path(__file__).with_name("tokens_real.json").read_text(encoding="utf-8")
+)
+COUNTED = [entry for entry in RECORDED if "token_count" in entry]
+REFUSED = [entry for entry in RECORDED if "status" in entry]
+
+
+def test_the_recording_is_varied() -> None:
+    texts = [entry["content"] for entry in COUNTED]
+    assert "" in texts and any(len(text) >= 25000 for text in texts)
+    assert any("\u4e00" <= char <= "\u9fff" for text in texts for char in text)  # CJK
+    assert any(ord(char) >= 0x1F600 for text in texts for char in text)  # emoji
+    assert len(REFUSED) >= 2
+
+
+def test_counts_equal_the_real_servers() -> None:
+    wrong = [
+        (
+            entry["content"][:40],
+            token_count(entry["content"].replace("\x00", "")),
+            entry["token_count"],
+        )
+        for entry in COUNTED
+        if token_count(entry["content"].replace("\x00", "")) != entry["token_count"]
+    ]
+    assert not wrong, f"{len(wrong)} of {len(COUNTED)} differ, e.g. {wrong[:3]}"
+
+
+def test_stored_messages_carry_the_real_count() -> None:
+    with (
+        FakeHoncho(seed=1) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        path = "/v3/workspaces/w/sessions/s/messages"
+        for start in range(0, len(COUNTED), 100):
+            chunk = COUNTED[start : start + 100]
+            items = [{"peer_id": "p1", "content": entry["content"]} for entry in chunk]
+            answer = client.post(path, json={"messages": items})
+            assert answer.status_code == 201, answer.text
+            assert [row["token_count"] for row in answer.json()] == [
+                entry["token_count"] for entry in chunk
+            ]
+
+
+@pytest.mark.parametrize("entry", REFUSED, ids=lambda entry: repr(entry["content"][:30]))
+def test_special_tokens_are_refused_as_the_real_server_does(entry: dict[str, Any]) -> None:
+    with (
+        FakeHoncho(seed=1) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        item = {"peer_id": "p1", "content": entry["content"]}
+        answer = client.post("/v3/workspaces/w/sessions/s/messages", json={"messages": [item]})
+    assert (answer.status_code, answer.json()["detail"]) == (entry["status"], entry["detail"])
+
+
+def test_lone_surrogates_count_as_replacement_characters() -> None:
+    assert token_count("a\ud800b") == token_count("a\ufffdb")
+
+
+def test_only_whole_special_tokens_are_refused() -> None:
+    assert special_token_error("<|endoftext") is None
+    assert special_token_error("x <|endofprompt|> <|endoftext|>") is not None
+    assert "'<|endofprompt|>'" in (special_token_error("x <|endofprompt|> <|endoftext|>") or "")
