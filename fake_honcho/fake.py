@@ -26,6 +26,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
+from fake_honcho import tokens
 from fake_honcho.auth import AuthMiddleware, Keyring
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
@@ -81,6 +82,7 @@ class FakeHoncho:
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
         self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
         self.core_app: Starlette = build_app(self)
+        tokens.load()
         self.app: ASGIApp = self._stack(self.core_app)
         # Over a real socket, a "drop" fault can close the connection itself.
         self.server_app: ASGIApp = with_connection_drop(self.app)

@@ -25,8 +25,12 @@ _SPECIAL = re.compile("|".join(re.escape(token) for token in SPECIAL_TOKENS))
 
 
 @cache
-def _encoding() -> Any:
-    """The tokenizer, loaded on first use (about half a second, once per process)."""
+def load() -> Any:
+    """The tokenizer, loaded once per process (about half a second).
+
+    ``FakeHoncho()`` calls it, so the first message a served fake stores does not pay
+    for it (a client's read timeout could expire on a loaded machine).
+    """
     import quicktok
 
     return quicktok.get_encoding(ENCODING)
@@ -37,11 +41,11 @@ def token_count(text: str) -> int:
     if not text:
         return 0
     try:
-        return int(_encoding().count(text))
+        return int(load().count(text))
     except TypeError:
         # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
         fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return int(_encoding().count(fixed))
+        return int(load().count(fixed))
 
 
 def special_token_error(text: str) -> str | None:
