@@ -20,6 +20,7 @@ FAKE: Mapping[str, str] = {
     "jsonschema": "jsonschema",
     "python-multipart": "python_multipart",
     "PyStemmer": "Stemmer",
+    "quicktok-v1": "quicktok",
 }
 CONTRACT: Mapping[str, str] = {
     **FAKE,

@@ -111,7 +111,7 @@ def test_fake_honcho_names_the_missing_extra_in_one_line(installed: Installed) -
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
         "fake-honcho: error: the 'fake' extra is not installed (missing starlette, uvicorn, "
-        "httptools, jsonschema, python-multipart, PyStemmer); "
+        "httptools, jsonschema, python-multipart, PyStemmer, quicktok-v1); "
         "install it with: pip install 'honcho-contract-kit[fake]'"
     ]
 
