@@ -9,13 +9,15 @@ response schema first.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from pydantic_core import SchemaValidator, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
+from fake_honcho.request_models import request_error, scalar
 from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
 from fake_honcho.wire import public as public
@@ -25,11 +27,6 @@ if TYPE_CHECKING:
 
 METADATA_MAX_KEYS = 100
 METADATA_MAX_DEPTH = 5
-
-Number = TypeVar("Number", int, float)
-
-_TRUE = {"1", "on", "t", "true", "y", "yes"}
-_FALSE = {"0", "off", "f", "false", "n", "no"}
 
 
 def fake_of(request: Request) -> FakeHoncho:
@@ -62,13 +59,12 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     return value
 
 
-async def read_body(
-    request: Request, schema: str, *, required: bool = True, id_alias: str | None = None
-) -> Any:
-    """The JSON body checked against ``schemas/<schema>.json`` (unless validation is off).
+async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
+    """The JSON body as Honcho's model ``schema`` reads it (unless validation is off).
 
-    ``id_alias`` names a field accepted in place of ``id`` (pydantic's
-    ``populate_by_name``: ``{"name": "ws"}`` creates workspace ``ws``).
+    Values are coerced as pydantic's lax mode does (``"2"`` for an integer is 2) and
+    only the fields the client sent are kept; aliases such as ``name`` for ``id``
+    arrive under the schema's name (``fake_honcho.request_models``).
     """
     body = await read_json(request, required=required)
     if body is None:
@@ -76,31 +72,9 @@ async def read_body(
         if required:
             raise missing_body()
         return None
-    if id_alias and isinstance(body, dict) and "id" not in body and id_alias in body:
-        body = {**body, "id": body[id_alias]}
     if fake_of(request).validate:
-        default_schemas().check_request(schema, body)
-    return _lax_integers(schema, body)
-
-
-def _lax_integers(schema: str, body: Any) -> Any:
-    """Whole-number floats in integer fields become ints, as pydantic's lax mode does.
-
-    JSON Schema already accepts ``5.0`` as an integer; handlers then get a real ``int``
-    (``{"max_conclusions": 5.0}`` slices like ``5``). Free-form fields such as
-    metadata are left exactly as sent.
-    """
-    if not isinstance(body, dict):
-        return body
-    fields = default_schemas().integer_fields(schema)
-    if not fields:
-        return body
-    coerced = {
-        key: int(value)
-        for key, value in body.items()
-        if key in fields and isinstance(value, float) and value.is_integer()
-    }
-    return {**body, **coerced} if coerced else body
+        return default_schemas().check_request(schema, body)
+    return body
 
 
 def check_metadata(value: Any, loc: Loc) -> Any:
@@ -146,78 +120,34 @@ def query_int(
     ge: int | None = None,
     le: int | None = None,
 ) -> int | None:
-    """An integer query parameter with FastAPI's 422 items on bad values."""
+    """An integer query parameter, parsed and refused as FastAPI does."""
     raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise invalid(
-            "int_parsing",
-            ("query", name),
-            "Input should be a valid integer, unable to parse string as an integer",
-            raw,
-        ) from None
-    return _bounded(name, raw, value, ge, le)
+    return default if raw is None else _query(name, raw, scalar("int", ge, le))
 
 
 def query_float(
     request: Request, name: str, *, ge: float | None = None, le: float | None = None
 ) -> float | None:
-    """An optional float query parameter with FastAPI's 422 items on bad values."""
+    """An optional float query parameter, parsed and refused as FastAPI does."""
     raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise invalid(
-            "float_parsing",
-            ("query", name),
-            "Input should be a valid number, unable to parse string as a number",
-            raw,
-        ) from None
-    return _bounded(name, raw, value, ge, le)
-
-
-def _bounded(name: str, raw: str, value: Number, ge: Number | None, le: Number | None) -> Number:
-    """``value`` if it lies within ``ge``..``le``, else FastAPI's 422 for the bound it breaks."""
-    if ge is not None and value < ge:
-        raise invalid(
-            "greater_than_equal",
-            ("query", name),
-            f"Input should be greater than or equal to {ge}",
-            raw,
-            {"ge": ge},
-        )
-    if le is not None and value > le:
-        raise invalid(
-            "less_than_equal",
-            ("query", name),
-            f"Input should be less than or equal to {le}",
-            raw,
-            {"le": le},
-        )
-    return value
+    return None if raw is None else _query(name, raw, scalar("float", ge, le))
 
 
 def query_bool(request: Request, name: str, default: bool) -> bool:
-    """A boolean query parameter parsed with pydantic's accepted spellings."""
+    """A boolean query parameter with pydantic's spellings (``yes``, ``off``, ``1`` ...)."""
     raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    word = raw.strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    raise invalid(
-        "bool_parsing",
-        ("query", name),
-        "Input should be a valid boolean, unable to interpret input",
-        raw,
-    )
+    return default if raw is None else _query(name, raw, scalar("bool"))
+
+
+def _query(name: str, raw: str, validator: SchemaValidator) -> Any:
+    try:
+        return validator.validate_python(raw)
+    except ValidationError as error:
+        raise request_error(error, ("query", name), _no_models) from None
+
+
+def _no_models(_: Loc) -> bool:
+    return False
 
 
 def respond(

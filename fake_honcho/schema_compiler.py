@@ -1,13 +1,13 @@
 """The JSON Schema keywords ``schemas/`` uses, compiled once into plain Python predicates.
 
 ``jsonschema`` re-walks the schema and resolves ``$ref`` s through the registry on
-every call, which costs milliseconds for a 100-message batch. A request must be
-checked on every call, so the fake compiles each schema into nested closures that
-only answer "valid or not"; when a body is invalid, ``jsonschema`` is run to explain
-why (``fake_honcho.schemas``). The compiler accepts only the keywords below and
-refuses a schema using any other, so its verdict is the Draft 2020-12 verdict;
-``tests/fake/test_schema_compiler.py`` holds it against ``jsonschema`` on generated
-documents.
+every call, which costs milliseconds for a 100-message page. A strict fake checks
+every response, so it compiles each schema into nested closures that only answer
+"valid or not"; when a response is invalid, ``jsonschema`` is run to explain why
+(``fake_honcho.schemas``; requests go through ``fake_honcho.request_models``). The
+compiler accepts only the keywords below and refuses a schema using any other, so
+its verdict is the Draft 2020-12 verdict; ``tests/fake/test_schema_compiler.py``
+holds it against ``jsonschema`` on generated documents.
 """
 
 from __future__ import annotations

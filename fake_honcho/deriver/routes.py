@@ -32,7 +32,6 @@ from fake_honcho.endpoint import (
     query_int,
     query_str,
     read_body,
-    read_json,
     respond,
     strip_nul,
 )
@@ -43,7 +42,6 @@ from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import ensure_peers, get_active_session, get_peer
-from fake_honcho.schemas import default_schemas
 from fake_honcho.state import Row
 
 W = "/v3/workspaces/{workspace_id}"
@@ -84,7 +82,7 @@ async def schedule_dream(request: Request) -> Response:
 async def create_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id = request.path_params["workspace_id"]
-    raw = await _conclusion_batch(request)
+    raw = await read_body(request, "ConclusionBatchCreate")  # or "observations"
     created: list[Row] = []
     with fake.store.lock:
         for item in raw["conclusions"]:
@@ -319,16 +317,6 @@ async def peer_chat(request: Request) -> Response:
 
 
 # -- helpers --------------------------------------------------------------------------
-
-
-async def _conclusion_batch(request: Request) -> Any:
-    """The create body; the legacy key ``observations`` is accepted as ``conclusions``."""
-    body = await read_json(request)
-    if isinstance(body, dict) and "conclusions" not in body and "observations" in body:
-        body = {**body, "conclusions": body["observations"]}
-    if fake_of(request).validate:
-        default_schemas().check_request("ConclusionBatchCreate", body)
-    return body
 
 
 def _take_peer(filters: dict[str, Any], role: str) -> Any:

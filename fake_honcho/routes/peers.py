@@ -26,7 +26,7 @@ async def get_or_create(request: Request) -> Response:
     """201 when created; on an existing peer, provided metadata/configuration replace."""
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
-    body = await read_body(request, "PeerCreate", id_alias="name")
+    body = await read_body(request, "PeerCreate")
     metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
     with fake.store.lock:
         row, created = _upsert(fake, ws, body["id"], metadata, body.get("configuration"))

@@ -53,7 +53,7 @@ async def get_or_create(request: Request) -> Response:
     """201 when created; existing: metadata replaced, configuration merged, peers added."""
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
-    body = await read_body(request, "SessionCreate", id_alias="name")
+    body = await read_body(request, "SessionCreate")
     sid = body["id"]
     metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
     peers: dict[str, Any] = body.get("peers") or {}

@@ -22,7 +22,7 @@ W = "/v3/workspaces/{workspace_id}"
 async def get_or_create(request: Request) -> Response:
     """201 when created; an existing workspace is returned unchanged (body ignored)."""
     fake = fake_of(request)
-    body = await read_body(request, "WorkspaceCreate", id_alias="name")
+    body = await read_body(request, "WorkspaceCreate")
     metadata = check_metadata(body.get("metadata", {}), ("body", "metadata"))
     with fake.store.lock:
         row, created = ensure_workspace(fake, body["id"])

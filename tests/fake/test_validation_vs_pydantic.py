@@ -1,4 +1,4 @@
-"""Our JSON-Schema 422 items against pydantic's own, for the same constraints.
+"""Our 422 items (compiled from schemas/) against pydantic models with the same constraints.
 
 Honcho validates bodies with pydantic v2 (via FastAPI). The models below restate the
 3.0.12 request components with the same field types and limits, and serve as an

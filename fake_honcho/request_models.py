@@ -1,0 +1,207 @@
+"""Honcho's request models, rebuilt from ``schemas/`` as pydantic-core validators.
+
+Honcho validates every body, query and path parameter with pydantic v2 in lax mode
+(FastAPI calls ``validate_python`` on the decoded JSON): ``"yes"`` is a boolean,
+``" 2 "`` and ``true`` are integers, and what it refuses gets pydantic's exact
+``type``/``msg``/``ctx``. Rather than restate those rules, the fake compiles each
+request schema into a pydantic-core ``SchemaValidator`` of the same shape as the
+server's model (a ``BaseModel`` per object with ``properties``, ``dict[str, X]``,
+``list[X]``, ``X | None``, ``Literal``, ``Enum``, ``datetime``), so the verdicts,
+conversions and error items are pydantic's own. Objects become ``TypedDict``
+validators: the output keeps only the keys the client sent (with their coerced
+values), which is what the route handlers read; free-form values (metadata) pass
+through untouched.
+
+What the OpenAPI schema cannot say is restated in :data:`ALIASES` (``populate_by_name``
+and ``AliasChoices``). Model validators that Honcho runs on valid fields (metadata
+limits, NUL stripping, URL checks, token limits) stay with the handlers.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from pydantic_core import CoreSchema, SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
+from pydantic_core.core_schema import ExtraBehavior
+
+from fake_honcho.errors import Loc, RequestValidationError, ValidationItem
+
+Lookup = Callable[[str, str], tuple[str, Any]]
+
+# Other spellings Honcho's models accept for a field: (schema, property) -> names, in
+# the order pydantic tries them. `populate_by_name` models accept the field's Python
+# name besides its alias; ConclusionBatchCreate declares AliasChoices.
+ALIASES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("WorkspaceCreate", "id"): ("id", "name"),
+    ("PeerCreate", "id"): ("id", "name"),
+    ("SessionCreate", "id"): ("id", "name"),
+    ("SessionCreate", "peers"): ("peers", "peer_names"),
+    ("ConclusionBatchCreate", "conclusions"): ("conclusions", "observations"),
+}
+
+
+def field_names(schema: dict[str, Any], key: str) -> tuple[str, ...]:
+    """The names a request may give property ``key`` of ``schema`` (a file's root)."""
+    return ALIASES.get((schema.get("title", ""), key), (key,))
+
+
+MODEL_TYPE_MESSAGE = "Input should be a valid dictionary or object to extract fields from"
+
+
+def _iso(moment: datetime) -> str:
+    """Datetimes reach handlers as ISO text, the form they parse and store."""
+    return moment.isoformat()
+
+
+def _enum_value(member: enum.Enum) -> Any:
+    return member.value
+
+
+class RequestCompiler:
+    """Compiles the schemas of request bodies (resolved by ``lookup``) into validators."""
+
+    def __init__(self, lookup: Lookup, base_uri: str) -> None:
+        """``lookup(base_uri, ref) -> (uri, schema)``; ``base_uri`` + ``Name.json`` names a file."""
+        self._lookup = lookup
+        self._base_uri = base_uri
+        self._validators: dict[str, SchemaValidator] = {}
+
+    def validator(self, name: str, schema: Any) -> SchemaValidator:
+        """The validator of the schema file ``name`` (``schema`` is its document)."""
+        found = self._validators.get(name)
+        if found is None:
+            found = SchemaValidator(self._file(name, schema, ()))
+            self._validators[name] = found
+        return found
+
+    def _file(self, name: str, schema: Any, seen: tuple[str, ...]) -> CoreSchema:
+        if name in seen:
+            raise ValueError(f"request schemas may not refer to themselves: {(*seen, name)}")
+        uri = self._base_uri + name + ".json"
+        if "enum" in schema:
+            # A component of its own is a Python Enum in Honcho (inline ones are Literals).
+            members = enum.Enum(name, {str(v): v for v in schema["enum"]}, type=str)  # type: ignore[misc]
+            return cs.no_info_after_validator_function(
+                _enum_value, cs.enum_schema(members, list(members), sub_type="str")
+            )
+        return self._compile(schema, uri, name, (*seen, name))
+
+    def _compile(self, schema: Any, base: str, owner: str, seen: tuple[str, ...]) -> CoreSchema:
+        if schema is True or schema == {}:
+            return cs.any_schema()
+        if "$ref" in schema:
+            uri, target = self._lookup(base, schema["$ref"])
+            return self._file(uri.removeprefix(self._base_uri).removesuffix(".json"), target, seen)
+        if "anyOf" in schema:
+            branches = [b for b in schema["anyOf"] if b != {"type": "null"}]
+            inner = [self._compile(b, base, owner, seen) for b in branches]
+            one = inner[0] if len(inner) == 1 else cs.union_schema(inner)  # type: ignore[arg-type]
+            return cs.nullable_schema(one) if len(branches) < len(schema["anyOf"]) else one
+        if "const" in schema:
+            return cs.literal_schema([schema["const"]])
+        if "enum" in schema:
+            return cs.literal_schema(list(schema["enum"]))
+        kind = schema.get("type")
+        if kind == "string":
+            if schema.get("format") == "date-time":
+                return cs.no_info_after_validator_function(_iso, cs.datetime_schema())
+            return cs.str_schema(
+                min_length=schema.get("minLength"),
+                max_length=schema.get("maxLength"),
+                pattern=schema.get("pattern"),
+            )
+        if kind in ("integer", "number"):
+            bounds = {
+                "ge": schema.get("minimum"),
+                "le": schema.get("maximum"),
+                "gt": schema.get("exclusiveMinimum"),
+                "lt": schema.get("exclusiveMaximum"),
+            }
+            if kind == "integer":
+                return cs.int_schema(**bounds)
+            return cs.float_schema(**bounds)
+        if kind == "boolean":
+            return cs.bool_schema()
+        if kind == "null":
+            return cs.none_schema()
+        if kind == "array":
+            return cs.list_schema(
+                self._compile(schema.get("items", True), base, owner, seen),
+                min_length=schema.get("minItems"),
+                max_length=schema.get("maxItems"),
+            )
+        if kind == "object":
+            return self._object(schema, base, owner, seen)
+        raise ValueError(f"unsupported request schema in {owner}: {schema!r}")
+
+    def _object(
+        self, schema: dict[str, Any], base: str, owner: str, seen: tuple[str, ...]
+    ) -> CoreSchema:
+        extra = schema.get("additionalProperties")
+        if "properties" not in schema:
+            # dict[str, X]
+            values = None if extra in (None, True) else self._compile(extra, base, owner, seen)
+            return cs.dict_schema(cs.str_schema(), values)
+        required = set(schema.get("required", ()))
+        fields = {}
+        for key, sub in schema["properties"].items():
+            names = ALIASES.get((owner, key))  # the file name is the schema's title
+            fields[key] = cs.typed_dict_field(
+                self._compile(sub, base, owner, seen),
+                required=key in required,
+                validation_alias=[[name] for name in names] if names else None,  # type: ignore[arg-type]
+            )
+        behaviour: ExtraBehavior = (
+            "allow" if extra is True else "forbid" if extra is False else "ignore"
+        )
+        return cs.typed_dict_schema(fields, extra_behavior=behaviour)
+
+
+def request_error(
+    error: ValidationError, prefix: Loc, is_model: Callable[[Loc], bool]
+) -> RequestValidationError:
+    """The 422 FastAPI sends for ``error``: items under ``prefix``, ctx as JSON renders it.
+
+    Objects are TypedDicts here but models in Honcho: a non-object where a model is
+    expected is pydantic's ``model_attributes_type`` there, so ``is_model(loc)`` says
+    which ``dict_type`` items to rename.
+    """
+    items: list[ValidationItem] = []
+    for raw in error.errors(include_url=False):
+        loc = tuple(raw["loc"])
+        item: ValidationItem = {
+            "type": raw["type"],
+            "loc": [*prefix, *loc],
+            "msg": raw["msg"],
+            "input": raw["input"],
+        }
+        if raw["type"] == "dict_type" and is_model(loc):
+            item.update(type="model_attributes_type", msg=MODEL_TYPE_MESSAGE)
+        if "ctx" in raw:
+            item["ctx"] = {k: _jsonable(v) for k, v in raw["ctx"].items()}
+        items.append(item)
+    return RequestValidationError(items)
+
+
+def _jsonable(value: Any) -> Any:
+    """What FastAPI's ``jsonable_encoder`` makes of a ctx value (exceptions become ``{}``)."""
+    if isinstance(value, Exception):
+        return {}
+    return value
+
+
+@cache
+def scalar(kind: str, ge: float | None = None, le: float | None = None) -> SchemaValidator:
+    """A validator for one query parameter: ``int``, ``float`` or ``bool``, with bounds."""
+    if kind == "int":
+        return SchemaValidator(cs.int_schema(ge=ge, le=le))  # type: ignore[arg-type]
+    if kind == "float":
+        return SchemaValidator(cs.float_schema(ge=ge, le=le))
+    if kind == "bool":
+        return SchemaValidator(cs.bool_schema())
+    raise ValueError(f"no query parameter kind {kind!r}")
