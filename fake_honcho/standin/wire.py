@@ -13,7 +13,7 @@ from typing import Any
 
 from fake_honcho.standin import embeddings
 from fake_honcho.standin.replies import Reply
-from fake_honcho.text import token_count
+from fake_honcho.tokens import token_count
 
 _CHUNK = re.compile(r"\S+\s*|\s+")
 

@@ -14,7 +14,7 @@ import pytest
 
 from fake_honcho.standin import StandIn, honcho_environment
 from fake_honcho.standin.embeddings import DIMENSIONS, embed
-from fake_honcho.text import token_count
+from fake_honcho.tokens import token_count
 
 DERIVER_PROMPT = (
     "Target peer:\nalice\n\nMessages to analyze:\n<messages>\n"
