@@ -9,7 +9,9 @@ serialises anything :func:`normalise` rewrites them:
   stay equal and the snapshot still shows which row references which;
 * timestamps become ``<timestamp>`` (their equality is not portable: a real
   server may stamp a whole batch with one transaction time);
-* token counts become ``<int>``: the fake approximates the tokenizer.
+* token counts become ``<int>``: a summary's count is what the server's LLM
+  reported, so it differs from one deployment to another even though message
+  counts are exact on the fake.
 
 Traversal visits dict keys in sorted order, so numbering does not depend on the
 key order a server happens to emit.
