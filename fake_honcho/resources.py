@@ -222,10 +222,15 @@ def add_members(
     before anything is written.
     """
     changes = plan_members(fake, ws, sid, peers, replace_config=replace_config, leaving=leaving)
-    ensure_peers(fake, ws, list(peers))
+    write_members(fake, ws, sid, changes)
+    remove_members(fake, ws, sid, list(leaving))
+
+
+def write_members(fake: FakeHoncho, ws: str, sid: str, changes: dict[str, Row]) -> None:
+    """Store the membership rows :func:`plan_members` returned (creating missing peers)."""
+    ensure_peers(fake, ws, list(changes))
     for pid, row in changes.items():
         fake.store.put("session_peers", (ws, sid, pid), row)
-    remove_members(fake, ws, sid, list(leaving))
 
 
 def plan_members(

@@ -139,7 +139,7 @@ def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) ->
         parts.append(b"[]")
         return
     kept = memo.rendered(rows) if memo is not None else [None] * len(rows)
-    repeated: dict[Any, bytes] = {}  # rendered parts that recur row after row
+    repeated: dict[Any, tuple[bytes, bytes]] = {}  # rendered parts that recur row after row
     separator = b"["
     for row, rendered in zip(rows, kept, strict=True):
         parts += (separator, rendered or _render(row, repeated, memo))
@@ -147,7 +147,7 @@ def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) ->
     parts.append(b"]")
 
 
-def _render(row: Row, repeated: dict[Any, bytes], memo: RenderMemo | None) -> bytes:
+def _render(row: Row, repeated: dict[Any, tuple[bytes, bytes]], memo: RenderMemo | None) -> bytes:
     """A row's JSON: a message's from its layout (kept in ``memo``), any other the generic way."""
     keys = tuple(row)
     is_message = _layouts.get(keys)
@@ -177,32 +177,29 @@ def _learn_layout(keys: tuple[Any, ...]) -> bool:
     return is_message
 
 
-def _message_json(row: Row, repeated: dict[Any, bytes]) -> bytes | None:
+def _message_json(row: Row, repeated: dict[Any, tuple[bytes, bytes]]) -> bytes | None:
     """A message row's JSON; None if a value has another type (the generic way renders it)."""
     content, metadata, token_count = row["content"], row["metadata"], row["token_count"]
     if type(content) is not str or type(token_count) is not int:
         return None
-    # Messages of one batch share author, session, workspace and timestamp, and most
-    # carry no metadata: that middle part of the row is rendered once per page.
+    # Messages of one batch share author, session, workspace and timestamp: the parts
+    # of the row around its metadata are rendered once per response.
     shared = (row["peer_id"], row["session_id"], row["workspace_id"], row["created_at"])
-    plain_row = not metadata and isinstance(metadata, dict)
     try:
-        middle = repeated.get(shared) if plain_row else None
-        if middle is None:
+        around = repeated.get(shared)
+        if around is None:
             peer, session, workspace, created = shared
-            middle = b'",%b%b,"metadata":%b,"created_at":%b,"token_count":' % (
-                b'"peer_id":' + _escape(peer).encode(),
-                b',"session_id":%b,"workspace_id":%b'
-                % (_escape(session).encode(), _escape(workspace).encode()),
-                _encode(metadata).encode(),
-                _escape(created).encode(),
+            around = repeated[shared] = (
+                b'","peer_id":%b,"session_id":%b,"workspace_id":%b,"metadata":'
+                % (_escape(peer).encode(), _escape(session).encode(), _escape(workspace).encode()),
+                b',"created_at":%b,"token_count":' % _escape(created).encode(),
             )
-            if plain_row:
-                repeated[shared] = middle
         head = b'{"id":%b,"content":"' % _escape(row["id"]).encode()
     except TypeError:  # an unhashable or non-string id; json refuses other values
         return None
-    return b"".join((head, _escaped(content.encode()), middle, b"%d}" % token_count))
+    meta = b"{}" if not metadata and isinstance(metadata, dict) else _encode(metadata).encode()
+    before, after = around
+    return b"".join((head, _escaped(content.encode()), before, meta, after, b"%d}" % token_count))
 
 
 def _escaped(text: bytes) -> bytes:

@@ -32,12 +32,12 @@ from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.render_memo import render_memo
 from fake_honcho.resources import (
-    add_members,
     check_new_peer_names,
     clean_configuration,
     ensure_session,
     now,
     plan_members,
+    write_members,
 )
 from fake_honcho.state import NO_METADATA, Row
 from fake_honcho.tokens import special_token_error, token_count
@@ -141,10 +141,9 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         check_new_peer_names(fake, ws, list(joining))
         # Honcho re-joins every author (crud/message.py create_messages ->
         # get_or_create_session), which restarts their joined_at.
-        authoring: dict[str, Any] = {pid: {} for pid in authors}
-        plan_members(fake, ws, sid, authoring)
+        joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
         ensure_session(fake, ws, sid)
-        add_members(fake, ws, sid, authoring)
+        write_members(fake, ws, sid, joins)
         stamp = now(fake)
         in_session = len(index.session_ids(ws, sid))
         rows = []
