@@ -29,7 +29,6 @@ Enqueue rules (Honcho's ``src/deriver/enqueue.py``), per message:
 from __future__ import annotations
 
 import bisect
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
@@ -346,8 +345,9 @@ class WorkQueue:
 
     def _count_batch(self, first: int, batch: Row, sign: int) -> None:
         done = max(self._completed_through + 1 - first, 0)
-        for tally, count in _batch_tallies(batch, 0, done).items():
-            self._count(batch["workspace_id"], tally, 0, sign * count)
+        if done:  # a new batch has no completed units yet
+            for tally, count in _batch_tallies(batch, 0, done).items():
+                self._count(batch["workspace_id"], tally, 0, sign * count)
         for tally, count in _batch_tallies(batch, done).items():
             self._count(batch["workspace_id"], tally, sign * count, 0)
 
@@ -448,14 +448,17 @@ def status_tally(shared: Row, columns: Columns, index: int) -> Tally | None:
 
 def status_tallies(
     shared: Row, columns: Columns, start: int = 0, stop: int | None = None
-) -> Counter[Tally]:
+) -> dict[Tally, int]:
     """How many status items the units in ``[start:stop]`` make, per tally."""
-    stop = len(columns["task_type"]) if stop is None else stop
-    found = (status_tally(shared, columns, index) for index in range(start, stop))
-    return Counter(tally for tally in found if tally is not None)
+    counts: dict[Tally, int] = {}
+    for index in range(start, len(columns["task_type"]) if stop is None else stop):
+        tally = status_tally(shared, columns, index)
+        if tally is not None:
+            counts[tally] = counts.get(tally, 0) + 1
+    return counts
 
 
-def _batch_tallies(batch: Row, start: int = 0, stop: int | None = None) -> Counter[Tally]:
+def _batch_tallies(batch: Row, start: int = 0, stop: int | None = None) -> dict[Tally, int]:
     return status_tallies(batch, batch, start, stop)
 
 
