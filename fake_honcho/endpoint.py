@@ -9,9 +9,11 @@ response schema first.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import SchemaValidator, ValidationError
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -108,8 +110,33 @@ def strip_nul(value: Any) -> Any:
     return value
 
 
+QUERY_SCOPE_KEY = "fake_honcho.query"
+
+
 def query_str(request: Request, name: str) -> str | None:
-    return request.query_params.get(name)
+    """The last value of query parameter ``name``, as ``request.query_params`` gives it."""
+    scope = request.scope
+    params = scope.get(QUERY_SCOPE_KEY)
+    if params is None:
+        params = scope[QUERY_SCOPE_KEY] = _parse_query(scope.get("query_string", b""))
+    return params.get(name)
+
+
+def _parse_query(raw: bytes) -> Mapping[str, str]:
+    """What Starlette's ``QueryParams`` holds, split by hand when nothing needs unquoting.
+
+    ``QueryParams`` runs ``parse_qsl`` (about 15 µs for ``page=2&size=50``); for an
+    ASCII query without ``%`` or ``+`` it only splits pairs, keeping blank values and
+    the last of repeated names, which this does directly.
+    """
+    if b"%" in raw or b"+" in raw or not raw.isascii():
+        return QueryParams(raw.decode("latin-1"))
+    params: dict[str, str] = {}
+    for pair in raw.decode("ascii").split("&"):
+        if pair:
+            name, _, value = pair.partition("=")
+            params[name] = value
+    return params
 
 
 def query_int(
@@ -121,7 +148,7 @@ def query_int(
     le: int | None = None,
 ) -> int | None:
     """An integer query parameter, parsed and refused as FastAPI does."""
-    raw = request.query_params.get(name)
+    raw = query_str(request, name)
     return default if raw is None else _query(name, raw, scalar("int", ge, le))
 
 
@@ -129,13 +156,13 @@ def query_float(
     request: Request, name: str, *, ge: float | None = None, le: float | None = None
 ) -> float | None:
     """An optional float query parameter, parsed and refused as FastAPI does."""
-    raw = request.query_params.get(name)
+    raw = query_str(request, name)
     return None if raw is None else _query(name, raw, scalar("float", ge, le))
 
 
 def query_bool(request: Request, name: str, default: bool) -> bool:
     """A boolean query parameter with pydantic's spellings (``yes``, ``off``, ``1`` ...)."""
-    raw = request.query_params.get(name)
+    raw = query_str(request, name)
     return default if raw is None else _query(name, raw, scalar("bool"))
 
 
