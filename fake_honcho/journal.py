@@ -149,35 +149,80 @@ def _splice(body: bytes, decoded: Any) -> _Spliced | None:
 
     A string is found by its JSON encoding with ``ensure_ascii=False``, as httpx and
     the official SDK send it; one sent with other escapes simply stays in the bytes.
+    The bytes between strings recur (a batch's messages share their keys and authors),
+    so equal pieces of one body are kept as one object.
     """
     pieces: list[bytes | str] = []
+    between: dict[bytes, bytes] = {}
     start = 0
+    # ``decoded`` is this body's JSON, and JSON escapes all start with a backslash:
+    # without one in the body, no string in it holds a character that needs escaping,
+    # so each is written as its UTF-8 bytes in quotes and needs no escaping to be found.
+    plain = b"\\" not in body
     for text in _long_strings(decoded):
-        encoded = _escape(text).encode()
-        at = body.find(encoded, start)
+        encoded = _quoted(text) if plain else _json_string(text)
+        at = _find(body, encoded, start) if encoded is not None else -1
         if at < 0:
             continue
-        pieces += (body[start:at], text)
-        start = at + len(encoded)
+        piece = body[start:at]
+        pieces += (between.setdefault(piece, piece), text)
+        start = at + len(encoded)  # type: ignore[arg-type]  # found, so not None
     if not pieces:
         return None
     pieces.append(body[start:])
     return _Spliced(tuple(pieces))
 
 
+def _find(body: bytes, encoded: bytes, start: int) -> int:
+    """``body.find(encoded, start)``, sooner: the string usually starts where its first
+    bytes are first found, and searching for a short prefix is quicker than for the whole."""
+    at = body.find(encoded[:16], start)
+    if at >= 0 and not body.startswith(encoded, at):
+        at = body.find(encoded, at + 1)
+    return at
+
+
+def _quoted(text: str) -> bytes:
+    """``text``'s JSON encoding, for a string that needs no escape (as ``_splice`` knows)."""
+    return b'"%b"' % text.encode()
+
+
+def _json_string(text: str) -> bytes | None:
+    """``text``'s JSON encoding (``ensure_ascii=False``); None for a lone surrogate.
+
+    A string sent with a ``\\uD800``-style escape decodes to a lone surrogate, which
+    has no UTF-8 form: it stays in the bytes.
+    """
+    try:
+        raw = text.encode()
+    except UnicodeEncodeError:
+        return None
+    return _quoted(text) if not raw.translate(None, _UNESCAPED) else _escape(text).encode()
+
+
+_UNESCAPED = bytes(range(0x20, 0x100)).replace(b'"', b"").replace(b"\\", b"")
+"""UTF-8 bytes JSON writes as they are (every other byte is escaped)."""
+
+
 def _long_strings(value: Any) -> list[str]:
     """The string values of at least ``SPLICE_FROM`` characters, in document order."""
     found: list[str] = []
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if type(item) is str:
-            if len(item) >= SPLICE_FROM:
-                found.append(item)
-        elif type(item) is dict:
-            pending += reversed(item.values())
-        elif type(item) is list:
-            pending += reversed(item)
+    # A stack of iterators: each container is walked once, without copying its items.
+    stack: list[Iterator[Any]] = [iter((value,))]
+    while stack:
+        for item in stack[-1]:
+            kind = type(item)
+            if kind is str:
+                if len(item) >= SPLICE_FROM:
+                    found.append(item)
+            elif kind is dict:
+                stack.append(iter(item.values()))
+                break
+            elif kind is list:
+                stack.append(iter(item))
+                break
+        else:
+            stack.pop()
     return found
 
 

@@ -7,9 +7,11 @@ reuses the bytes while the row stays the stored one.
 
 An entry is served only for the very row object it was rendered from: stored rows
 are never changed in place (a change puts a new row), and the memo also forgets a
-message as soon as the store replaces or deletes it. The memo is bounded by
-``limit`` bytes of rendered JSON (:data:`MEMO_BYTES` unless set), and drops its oldest
-entries first; a ``limit`` of 0 turns it off.
+message as soon as the store replaces or deletes it. The memo drops its oldest
+entries first to stay within :attr:`RenderMemo.bound`: ``limit`` bytes of rendered JSON
+(:data:`MEMO_BYTES` unless set; 0 turns it off), and no more than :data:`MEMO_SHARE`
+of the stored content once that exceeds :data:`MEMO_FLOOR`, so a small store never
+holds its messages twice over.
 """
 
 from __future__ import annotations
@@ -21,22 +23,28 @@ from typing import final
 
 from fake_honcho.state import Key, Row, Store
 
-__all__ = ["MEMO_BYTES", "RenderMemo", "render_memo"]
+__all__ = ["MEMO_BYTES", "MEMO_FLOOR", "MEMO_SHARE", "RenderMemo", "render_memo"]
 
 MEMO_BYTES = 4_000_000
-"""Rendered bytes a fake keeps: about 5,000 typical messages, a few percent of 100,000."""
+"""Rendered bytes a fake keeps at most: about 5,000 typical messages, a few percent of 100,000."""
+MEMO_SHARE = 0.25
+"""Rendered bytes kept per character of stored content, above :data:`MEMO_FLOOR`."""
+MEMO_FLOOR = 256_000
+"""Rendered bytes any store may keep (a few hundred messages), however little it holds."""
 
 
 @final
 class RenderMemo:
-    """Message id -> (the row rendered, its JSON), oldest first, within ``limit`` bytes."""
+    """Message id -> (the row rendered, its JSON), oldest first, within :attr:`bound` bytes."""
 
     def __init__(self, store: Store) -> None:
         self.limit = MEMO_BYTES
         self._entries: OrderedDict[str, tuple[Row, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
-        store.subscribe(self._on_change, collections=("messages",))
+        with store.lock:
+            self._content = sum(len(row["content"]) for row in store.rows("messages"))
+            store.subscribe(self._on_change, collections=("messages",))
 
     def rendered(self, rows: Iterable[Row]) -> list[bytes | None]:
         """For each row, the JSON rendered from that very row object, if it is still kept."""
@@ -49,13 +57,18 @@ class RenderMemo:
         return found
 
     def keep(self, row: Row, rendered: bytes) -> None:
+        message_id = row["id"]
         with self._lock:
-            self._drop(row["id"])
-            self._entries[row["id"]] = (row, rendered)
-            self._size += len(rendered)
-            while self._size > self.limit:
-                _id, (_row, oldest) = self._entries.popitem(last=False)
-                self._size -= len(oldest)
+            entries = self._entries
+            replaced = entries.pop(message_id, None)
+            size = self._size + len(rendered) - (0 if replaced is None else len(replaced[1]))
+            entries[message_id] = (row, rendered)
+            if size > MEMO_FLOOR or size > self.limit:  # else within bounds: skip computing it
+                bound = self.bound
+                while size > bound:
+                    _id, (_row, oldest) = entries.popitem(last=False)
+                    size -= len(oldest)
+            self._size = size
 
     def clear(self) -> None:
         with self._lock:
@@ -64,6 +77,11 @@ class RenderMemo:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def bound(self) -> int:
+        """Bytes the memo may keep now: ``limit``, or less while the store holds little."""
+        return min(self.limit, max(MEMO_FLOOR, int(self._content * MEMO_SHARE)))
 
     @property
     def size(self) -> int:
@@ -76,7 +94,10 @@ class RenderMemo:
             self._size -= len(entry[1])
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
+        if new is not None:
+            self._content += len(new["content"])
         if old is not None:  # replaced or deleted
+            self._content -= len(old["content"])
             with self._lock:
                 self._drop(old["id"])
 

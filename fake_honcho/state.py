@@ -62,6 +62,22 @@ class Store:
                 found = self._attachments[factory] = factory(self)
             return found
 
+    def detach(self, factory: Callable[[Store], Any]) -> None:
+        """Forget ``factory``'s attachment and unsubscribe the listeners it holds methods of.
+
+        The next :meth:`attachment` call builds a new one from the rows (the memory
+        benchmark weighs an index by what detaching it gives back).
+        """
+        with self.lock:
+            found = self._attachments.pop(factory, None)
+            if found is not None:
+                self._listeners = [
+                    entry
+                    for entry in self._listeners
+                    if getattr(entry[0], "__self__", None) is not found
+                ]
+                self._notified.clear()
+
     def get(self, collection: str, key: Key) -> Row | None:
         return self._collections.get(collection, {}).get(key)
 

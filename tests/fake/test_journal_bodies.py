@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
+from fake_honcho.journal import JournalEntry
 
 PATH = "/v3/workspaces/w/sessions/s/messages"
 LONG = "I prefer green tea in the morning and coffee after lunch, most days. " * 6
@@ -62,3 +63,20 @@ def test_large_bodies_without_decoded_strings_are_still_kept_exactly(
     with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
         client.post(PATH, content=raw, headers={"content-type": "application/json"})
     assert fake.requests[-1].body == raw
+
+
+def test_a_lone_surrogate_in_a_long_string_is_kept_exactly() -> None:
+    """``"\\ud800..."`` decodes to a string with no UTF-8 form: it stays in the bytes."""
+    raw = json.dumps({"content": LONG * 2, "metadata": {"note": "\ud800" + LONG}}).encode()
+    entry = JournalEntry("POST", PATH, "", raw, 201, decoded=json.loads(raw))
+    assert entry.body == raw
+
+
+def test_the_bytes_between_strings_are_kept_once_per_body(fake: FakeHoncho) -> None:
+    """A batch's messages repeat the same keys between their contents."""
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        client.post(PATH, json=_batch(*(f"{i} {LONG}" for i in range(6))))
+    pieces = fake.requests[-1]._packed.pieces
+    between = [piece for piece in pieces[1:-1] if isinstance(piece, bytes)]
+    assert len(between) == 5
+    assert len({id(piece) for piece in between}) == 1

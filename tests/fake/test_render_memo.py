@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.render_memo import RenderMemo, render_memo
+from fake_honcho.render_memo import MEMO_FLOOR, MEMO_SHARE, RenderMemo, render_memo
 from fake_honcho.state import Store
 from fake_honcho.wire import PublicRows, dumps
 
@@ -147,3 +147,19 @@ def test_readers_racing_an_editor_never_see_an_edit_undone(fake: FakeHoncho) -> 
         thread.join(timeout=60)
     for into in seen:
         assert into == sorted(into) and into[-1] == edits
+
+
+def test_the_memo_keeps_at_most_a_share_of_the_stored_content() -> None:
+    store = Store()
+    memo = RenderMemo(store)
+    text = "x" * 1_000
+    rows = [row(f"m{i}", text) for i in range(2_000)]
+    for each in rows:
+        store.put("messages", each["id"], each)
+    assert memo.bound == MEMO_SHARE * 2_000_000
+    dumps(PublicRows(rows, memo=memo))
+    assert 0 < memo.size <= memo.bound
+    for each in rows[:1_500]:
+        store.delete("messages", each["id"])
+    assert memo.bound == MEMO_FLOOR  # however little is left
+    assert RenderMemo(store).bound == MEMO_FLOOR  # a memo built later counts the rows there

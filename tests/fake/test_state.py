@@ -65,3 +65,24 @@ def test_listeners_hear_only_the_collections_they_asked_for() -> None:
         ("messages", "messages"),
         ("messages", "messages"),
     ]
+
+
+def test_a_detached_attachment_stops_listening_and_is_built_anew() -> None:
+    class Counter:
+        def __init__(self, store: Store) -> None:
+            self.seen = store.count("messages")
+            store.subscribe(self.on_change)
+
+        def on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
+            self.seen += 1
+
+    store = Store()
+    first = store.attachment(Counter)
+    store.put("messages", "m1", {"id": "m1"})
+    store.detach(Counter)
+    store.put("messages", "m2", {"id": "m2"})
+    assert first.seen == 1
+    second = store.attachment(Counter)
+    assert second is not first and second.seen == 2
+    store.detach(Counter)
+    store.detach(Counter)  # detaching what is not attached does nothing
