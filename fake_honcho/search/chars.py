@@ -67,6 +67,13 @@ class _Folding(dict[int, str]):
 _FOLDING = _Folding()
 
 
+# Where ``str.lower`` is not one ``towlower`` per character: the table's exceptions, and
+# the capital sigma (``str.lower`` makes it final at a word's end).
+_CONTEXTUAL = (*map(chr, _ctype.LOWER), "\u03a3")
+
+
 def pg_lower(text: str) -> str:
     """``lower(text)`` in Honcho's database: per-character lower case."""
-    return text.lower() if text.isascii() else text.translate(_FOLDING)
+    if text.isascii() or not any(char in text for char in _CONTEXTUAL):
+        return text.lower()
+    return text.translate(_FOLDING)

@@ -27,23 +27,30 @@ write far more than they search); like a GIN pending list it has a size limit
 from __future__ import annotations
 
 import re
+import struct
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from itertools import accumulate
+from functools import lru_cache
 
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
-from fake_honcho.search.pgsort import top
+from fake_honcho.search.pgsort import first
 from fake_honcho.search.rank import rank, rank_single
+from fake_honcho.search.vocabulary import Vocabulary
 from fake_honcho.state import Key, Row, Store
 
 Predicate = Callable[[Row], bool]
 _PIECE = re.compile(r"[^\W_]+")
 # Honcho's test for "this query needs exact matching" (src/utils/search.py).
 SPECIAL_CHARS = re.compile(r"[~`!@#$%^&*()_+=\[\]{};':\"\\|,.<>/?-]")
+
+# A piece whose messages number more than this many times the candidates so far is
+# left to the text check (which reads each candidate's content once).
+_NARROWING = 8
 
 PENDING_LIMIT = 2_000_000
 """Characters of unindexed content that make the next write index them."""
@@ -53,52 +60,10 @@ def has_special_chars(query: str) -> bool:
     return SPECIAL_CHARS.search(query) is not None
 
 
-class _Vocabulary:
-    """The runs seen, searchable by substring without a Python loop over them.
-
-    The runs are joined into one newline-separated text on demand, so "runs containing
-    / starting / ending with a piece" is a literal ``str.find`` scan in C.
-    """
-
-    def __init__(self) -> None:
-        self.runs: dict[str, array[int]] = {}  # run -> sequence numbers holding it
-        self._text = ""
-        self._starts: list[int] = []
-        self._words: list[str] = []
-        self._cache: dict[tuple[str, bool, bool], frozenset[str]] = {}
-
-    def add(self, run: str, seq: int) -> None:
-        holders = self.runs.get(run)
-        if holders is None:
-            holders = self.runs[run] = array("I")
-            self._words = []
-            self._cache.clear()
-        if not holders or holders[-1] != seq:
-            holders.append(seq)
-
-    def fitting(self, piece: str, starts: bool, ends: bool) -> frozenset[str]:
-        """The runs containing ``piece`` (at their start/end if asked)."""
-        key = (piece, starts, ends)
-        found = self._cache.get(key)
-        if found is None:
-            if not self._words and self.runs:
-                self._words = list(self.runs)
-                self._text = "\n" + "\n".join(self._words) + "\n"
-                self._starts = list(accumulate((len(w) + 1 for w in self._words[:-1]), initial=1))
-            found = frozenset(self._scan(piece, starts, ends))
-            self._cache[key] = found
-        return found
-
-    def _scan(self, piece: str, starts: bool, ends: bool) -> Iterator[str]:
-        needle = ("\n" if starts else "") + piece + ("\n" if ends else "")
-        lead = 1 if starts else 0
-        text, words, word_starts = self._text, self._words, self._starts
-        at = text.find(needle)
-        while at != -1:
-            word = bisect_right(word_starts, at + lead) - 1
-            yield words[word]
-            # Resume at the next run: one hit per run is enough.
-            at = text.find(needle, word_starts[word + 1] - 1) if word + 1 < len(words) else -1
+@lru_cache(maxsize=1024)
+def _lexemes_of(query: str) -> tuple[str, ...] | None:
+    """The query's tsquery lexemes, or None when it is the ``ILIKE`` alone."""
+    return None if has_special_chars(query) else plainto_tsquery(query)
 
 
 @dataclass
@@ -113,17 +78,19 @@ class _Occurrences:
         high = bisect_right(self.seqs, seq, low)
         return self.positions[low:high].tolist()
 
-    def counts(self) -> dict[int, int]:
-        found: dict[int, int] = {}
-        for seq in self.seqs:
-            found[seq] = found.get(seq, 0) + 1
-        return found
+    def counts(self, wanted: list[int]) -> Iterable[int]:
+        """How many positions each of ``wanted`` (sequence numbers) holds."""
+        seqs = self.seqs
+        if len(wanted) * 16 > len(seqs):  # many: one pass over the occurrences, in C
+            counted = Counter(seqs)
+            return [counted.get(seq, 0) for seq in wanted]
+        return [bisect_right(seqs, seq) - bisect_left(seqs, seq) for seq in wanted]
 
 
 @dataclass
 class _WorkspaceIndex:
     lexemes: dict[str, _Occurrences] = field(default_factory=dict)
-    vocabulary: _Vocabulary = field(default_factory=_Vocabulary)
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
     seqs: array[int] = field(default_factory=lambda: array("I"))  # every message indexed
 
 
@@ -132,10 +99,11 @@ class _Messages:
     """What the index keeps per message sequence number (None / 0 once deleted)."""
 
     ids: list[str | None] = field(default_factory=lambda: [None])
-    sessions: list[str | None] = field(default_factory=lambda: [None])
+    sessions: list[str] = field(default_factory=lambda: [""])  # "" for none
     peers: list[str | None] = field(default_factory=lambda: [None])
     in_session: array[int] = field(default_factory=lambda: array("q", [0]))
-    stamps: array[int] = field(default_factory=lambda: array("q", [0]))  # created_at, µs
+    # created_at as the low half of a sort key: smaller is newer (see _key).
+    recency: array[int] = field(default_factory=lambda: array("Q", [0]))
     # 1 once indexed with at least one lexeme: an empty tsvector ranks 0 for any query.
     has_lexemes: bytearray = field(default_factory=lambda: bytearray(1))
 
@@ -143,16 +111,17 @@ class _Messages:
         seq: int = row["_seq"]
         if seq >= len(self.ids):
             grow = seq + 1 - len(self.ids)
-            for column in (self.ids, self.sessions, self.peers):
-                column.extend([None] * grow)
+            self.ids.extend([None] * grow)
+            self.sessions.extend([""] * grow)
+            self.peers.extend([None] * grow)
             self.in_session.extend([0] * grow)
-            self.stamps.extend([0] * grow)
+            self.recency.extend([0] * grow)
             self.has_lexemes.extend(bytes(grow))
         self.ids[seq] = row["id"]
-        self.sessions[seq] = row.get("session_id")
+        self.sessions[seq] = row.get("session_id") or ""
         self.peers[seq] = row.get("peer_id")
         self.in_session[seq] = row.get("_seq_in_session") or 0
-        self.stamps[seq] = microseconds(row["created_at"])
+        self.recency[seq] = _NEWEST - microseconds(row["created_at"])
 
 
 class SearchIndex:
@@ -249,17 +218,18 @@ class SearchIndex:
                 found = [seq for seq in found if messages.peers[seq] == peer_id]
             # The sort's input order decides its ties: the server's plan for a fresh
             # workspace reads the (workspace, session, seq_in_session) index.
-            sessions, in_session = messages.sessions, messages.in_session
-            order = sorted(found, key=lambda seq: (sessions[seq] or "", in_session[seq]))
+            order = sorted(found)
+            order.sort(key=messages.in_session.__getitem__)
+            order.sort(key=messages.sessions.__getitem__)  # stable: by session, then position
             if where is None:  # rows are read only for the answer
                 ids = messages.ids
                 live = [seq for seq in order if ids[seq] is not None]
                 keys = self._keys(index, query, live)
-                best = [live[at] for at in top(keys, 2 * limit)[:limit]]
+                best = [live[at] for at in first(keys, 2 * limit, limit)]
                 return [row for _, row in self._rows(best, None)]
             rows = self._rows(order, where)
             keys = self._keys(index, query, [seq for seq, _ in rows])
-            return [rows[at][1] for at in top(keys, 2 * limit)[:limit]]
+            return [rows[at][1] for at in first(keys, 2 * limit, limit)]
 
     def _rows(self, seqs: Iterable[int], where: Predicate | None) -> list[tuple[int, Row]]:
         ids, get = self.messages.ids, self.store.get
@@ -274,10 +244,9 @@ class SearchIndex:
     def _matches(self, index: _WorkspaceIndex, query: str) -> set[int]:
         """Sequence numbers of the workspace's messages that the server's WHERE keeps."""
         found = self._substring(index, query)
-        if not has_special_chars(query):
-            wanted = plainto_tsquery(query)
-            if wanted:
-                found |= self._with_lexemes(index, wanted)
+        wanted = _lexemes_of(query)
+        if wanted:
+            found |= self._with_lexemes(index, wanted)
         return found
 
     def _with_lexemes(self, index: _WorkspaceIndex, wanted: tuple[str, ...]) -> set[int]:
@@ -288,7 +257,11 @@ class SearchIndex:
         ordered = sorted((p for p in postings if p is not None), key=lambda p: len(p.seqs))
         found = set(ordered[0].seqs)
         for posting in ordered[1:]:
-            found = {seq for seq in found if _holds(posting.seqs, seq)}
+            seqs = posting.seqs
+            if len(found) * 16 > len(seqs):
+                found.intersection_update(seqs)
+            else:
+                found = {seq for seq in found if _holds(seqs, seq)}
             if not found:
                 break
         return found
@@ -311,45 +284,83 @@ class SearchIndex:
         return found
 
     def _substring_candidates(self, index: _WorkspaceIndex, needle: str) -> set[int] | None:
-        """Sequence numbers that may contain ``needle``; None when it cannot narrow."""
-        candidates: set[int] | None = None
+        """Sequence numbers that may contain ``needle``; None when it cannot narrow.
+
+        One run of the needle: exactly the messages holding a run that contains it.
+        Several: the text confirms them anyway, so the messages of the runs fitting
+        the rarest piece, narrowed by the others only while that is cheaper.
+        """
+        vocabulary = index.vocabulary
+        runs = vocabulary.runs
+        weighed: list[tuple[int, tuple[str, ...]]] = []
         for match in _PIECE.finditer(needle):
-            fitting = index.vocabulary.fitting(
+            fitting = vocabulary.fitting(
                 match.group(), match.start() > 0, match.end() < len(needle)
             )
+            if not fitting:
+                return set()
+            weighed.append((sum(len(runs[run]) for run in fitting), fitting))
+        if not weighed:
+            return None
+        weighed.sort(key=lambda pair: pair[0])
+        candidates: set[int] = set()
+        for run in weighed[0][1]:
+            candidates.update(runs[run])
+        for weight, fitting in weighed[1:]:
+            if weight > _NARROWING * len(candidates):
+                break
             seqs: set[int] = set()
             for run in fitting:
-                seqs.update(index.vocabulary.runs[run])
-            candidates = seqs if candidates is None else candidates & seqs
+                seqs.update(runs[run])
+            candidates &= seqs
             if not candidates:
-                return set()
+                break
         return candidates
 
-    def _keys(self, index: _WorkspaceIndex, query: str, seqs: list[int]) -> list[tuple[float, int]]:
-        """Sort keys, smallest first: (-rank, -created_at); rank 0 for the ILIKE-only mode."""
-        stamps = self.messages.stamps
-        if has_special_chars(query):
-            return [(0.0, -stamps[seq]) for seq in seqs]
-        wanted = plainto_tsquery(query)
-        distinct = set(wanted)
-        if len(distinct) == 1:
-            posting = index.lexemes.get(next(iter(distinct)))
-            counts = posting.counts() if posting is not None else {}
-            return [(-_single(counts.get(seq, 0)), -stamps[seq]) for seq in seqs]
-        postings = {lexeme: index.lexemes.get(lexeme) for lexeme in distinct}
+    def _keys(self, index: _WorkspaceIndex, query: str, seqs: list[int]) -> list[int]:
+        """Sort keys, smallest first: rank descending, then created_at descending."""
+        recency = self.messages.recency
+        wanted = _lexemes_of(query)
+        distinct = set(wanted or ())
+        if len(distinct) < 2:
+            posting = index.lexemes.get(next(iter(distinct))) if distinct else None
+            if posting is None:  # the ILIKE alone, or a lexeme no message holds: rank 0
+                return [_UNRANKED + recency[seq] for seq in seqs]
+            counts = posting.counts(seqs)
+            pairs = zip(seqs, counts, strict=True)
+            return [_single_key(count) + recency[seq] for seq, count in pairs]
+        assert wanted is not None
+        found = ((lexeme, index.lexemes.get(lexeme)) for lexeme in distinct)
+        postings = [(lexeme, posting) for lexeme, posting in found if posting is not None]
         has_lexemes = self.messages.has_lexemes
-        keys: list[tuple[float, int]] = []
+        keys: list[int] = []
         for seq in seqs:
             if not has_lexemes[seq]:
-                keys.append((0.0, -stamps[seq]))
+                keys.append(_UNRANKED + recency[seq])
                 continue
-            positions = {lexeme: posting.of(seq) for lexeme, posting in postings.items() if posting}
-            keys.append((-rank(positions, wanted), -stamps[seq]))
+            positions = {lexeme: posting.of(seq) for lexeme, posting in postings}
+            keys.append(_key(rank(positions, wanted)) + recency[seq])
         return keys
 
 
-def _single(count: int) -> float:
-    return rank_single(count) if count else 0.0
+_RANK_BITS = struct.Struct("<f")
+_NEWEST = 1 << 63  # above any created_at in microseconds, so recency stays positive
+
+
+@lru_cache(maxsize=4096)
+def _key(rank: float) -> int:
+    """The high half of a sort key: ranks are non-negative float32, so their bit patterns
+    order as they do, and one int compares faster than a (rank, created_at) tuple."""
+    (bits,) = struct.unpack("<I", _RANK_BITS.pack(rank))
+    return ((1 << 32) - bits) << 64
+
+
+_UNRANKED = _key(0.0)
+
+
+@lru_cache(maxsize=512)
+def _single_key(count: int) -> int:
+    return _key(rank_single(count)) if count else _UNRANKED
 
 
 def _holds(seqs: array[int], seq: int) -> bool:

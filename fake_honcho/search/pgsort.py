@@ -18,6 +18,7 @@ reimplementation of those algorithms' steps, so a tie comes back where the serve
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import TypeVar
 
 K = TypeVar("K")
@@ -37,6 +38,21 @@ def top(keys: Sequence[K], limit: int) -> list[int]:
     rows = list(range(count))
     _quicksort(keys, rows, 0, count)
     return rows[:limit]
+
+
+def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
+    """``top(keys, limit)[:taken]`` (``taken <= limit``), without replaying the sort
+    when no tie reaches those rows.
+
+    Every correct sort puts the same rows first unless two of the ``taken + 1`` smallest
+    keys are equal (then which of them comes first, or makes the cut, is the sort's
+    doing), so only then are the server's steps replayed.
+    """
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # type: ignore[arg-type]
+    head = [keys[row] for row in order[: taken + 1]]
+    if all(a < b for a, b in pairwise(head)):  # type: ignore[operator]
+        return order[:taken]
+    return top(keys, limit)[:taken]
 
 
 def _cmp(keys: Sequence[K], a: int, b: int) -> int:
@@ -68,11 +84,11 @@ def _quicksort(keys: Sequence[K], rows: list[int], a: int, n: int) -> None:
         if n < 7:
             for m in range(a + 1, a + n):
                 low = m
-                while low > a and _cmp(keys, rows[low - 1], rows[low]) > 0:
+                while low > a and keys[rows[low]] < keys[rows[low - 1]]:  # type: ignore[operator]
                     rows[low], rows[low - 1] = rows[low - 1], rows[low]
                     low -= 1
             return
-        if all(_cmp(keys, rows[m - 1], rows[m]) <= 0 for m in range(a + 1, a + n)):
+        if all(not keys[rows[m]] < keys[rows[m - 1]] for m in range(a + 1, a + n)):  # type: ignore[operator]
             return
         middle = a + n // 2
         if n > 7:

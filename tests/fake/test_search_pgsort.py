@@ -1,0 +1,29 @@
+"""The shortcut past PostgreSQL's sort replay gives the rows the replay gives."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fake_honcho.search.pgsort import first, top
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    keys=st.lists(st.integers(min_value=0, max_value=12), max_size=90),
+    limit=st.integers(min_value=1, max_value=30),
+    data=st.data(),
+)
+def test_first_rows_are_the_replayed_sorts_first_rows(
+    keys: list[int], limit: int, data: st.DataObject
+) -> None:
+    """Ties are common (few distinct keys), so both the shortcut and the replay run."""
+    taken = data.draw(st.integers(min_value=0, max_value=limit))
+    assert first(keys, limit, taken) == top(keys, limit)[:taken]
+
+
+def test_distinct_keys_take_the_shortcut_and_ties_the_replay() -> None:
+    """With a tie among the rows taken, the order is the sort's own, not key order."""
+    keys = [5, 3, 3, 3, 3, 3, 3, 3, 1]
+    assert first(keys, 4, 2) == top(keys, 4)[:2]
+    assert first([4, 2, 9, 1], 2, 2) == [3, 1]
