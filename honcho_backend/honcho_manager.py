@@ -7,7 +7,6 @@ failure-policy gate. Nothing blocking runs on an event loop.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from .client import HonchoClient, HonchoRequestError
 from .config import HonchoConfig, session_id_for, stable_id
 from .ledger import BoundedLRU, ThreadLedger, ThreadState
 from .messages import KeepHidden, Outgoing, content_fingerprint, select_messages
+from .off_loop import OffLoopMixin
 
 if TYPE_CHECKING:
     from .manager import MemoryManager, MemoryManagerError
@@ -65,7 +65,7 @@ def _empty_memory(now: str) -> dict[str, Any]:
     return {"version": "1.0", "lastUpdated": now, "user": {}, "history": {}, "facts": []}
 
 
-class HonchoMemoryManager(MemoryManager):
+class HonchoMemoryManager(OffLoopMixin, MemoryManager):
     """A DeerFlow memory backend storing conversations in Honcho.
 
     Each user gets a workspace (``workspace_prefix`` + stable id, or an
@@ -389,50 +389,6 @@ class HonchoMemoryManager(MemoryManager):
             summary = representation[: self._config.max_injection_chars]
             doc["user"] = {"workContext": {"summary": summary, "updatedAt": now}}
         return doc
-
-    # -- async: never run HTTP on the event loop -----------------------------------
-
-    async def aadd(
-        self,
-        thread_id: str,
-        messages: list[Any],
-        *,
-        agent_name: str | None = None,
-        user_id: str | None = None,
-        trace_id: str | None = None,
-    ) -> None:
-        await asyncio.to_thread(
-            self.add,
-            thread_id,
-            list(messages or []),
-            agent_name=agent_name,
-            user_id=user_id,
-            trace_id=trace_id,
-        )
-
-    async def aget_context(
-        self,
-        user_id: str | None,
-        *,
-        agent_name: str | None = None,
-        thread_id: str | None = None,
-    ) -> str:
-        return await asyncio.to_thread(
-            self.get_context, user_id, agent_name=agent_name, thread_id=thread_id
-        )
-
-    async def asearch(
-        self,
-        query: str,
-        top_k: int = 5,
-        *,
-        user_id: str | None = None,
-        agent_name: str | None = None,
-        category: str | None = None,
-    ) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(
-            self.search, query, top_k, user_id=user_id, agent_name=agent_name, category=category
-        )
 
     # -- lifecycle ----------------------------------------------------------------
 
