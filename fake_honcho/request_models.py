@@ -13,8 +13,11 @@ values), which is what the route handlers read; free-form values (metadata) pass
 through untouched.
 
 What the OpenAPI schema cannot say is restated in :data:`ALIASES` (``populate_by_name``
-and ``AliasChoices``). Model validators that Honcho runs on valid fields (metadata
-limits, NUL stripping, URL checks, token limits) stay with the handlers.
+and ``AliasChoices``) and :data:`VALIDATORS` (the configuration models' field and model
+validators, whose ``ValueError`` pydantic reports as a ``value_error`` item at the
+field or the model). Checks that Honcho runs in its routes or on whole bodies
+(metadata limits, NUL stripping, URL checks, message token limits) stay with the
+handlers.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pydantic_core import core_schema as cs
 from pydantic_core.core_schema import ExtraBehavior
 
 from fake_honcho.errors import Loc, RequestValidationError, ValidationItem
+from fake_honcho.tokens import estimate_tokens, special_token_error, token_count
 
 Lookup = Callable[[str, str], tuple[str, Any]]
 
@@ -42,6 +46,65 @@ ALIASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("SessionCreate", "id"): ("id", "name"),
     ("SessionCreate", "peers"): ("peers", "peer_names"),
     ("ConclusionBatchCreate", "conclusions"): ("conclusions", "observations"),
+}
+
+
+CUSTOM_INSTRUCTIONS_TOKENS = 2000
+"""``DERIVER.MAX_CUSTOM_INSTRUCTIONS_TOKENS``: the default, which is also its maximum."""
+
+
+def _custom_instructions_budget(value: str | None) -> str | None:
+    """``ReasoningConfiguration``'s ``custom_instructions`` validator."""
+    if value is None or not value.strip():
+        return value
+    if estimate_tokens(value) > CUSTOM_INSTRUCTIONS_TOKENS:
+        raise ValueError(
+            "custom_instructions exceeds DERIVER.MAX_CUSTOM_INSTRUCTIONS_TOKENS "
+            f"({CUSTOM_INSTRUCTIONS_TOKENS} tokens)"
+        )
+    return value
+
+
+def _summary_thresholds(value: dict[str, Any]) -> dict[str, Any]:
+    """``SummaryConfiguration``'s model validator (runs once its fields are valid)."""
+    short = value.get("messages_per_short_summary")
+    long = value.get("messages_per_long_summary")
+    if short is not None and long is not None and short >= long:
+        raise ValueError("messages_per_short_summary must be less than messages_per_long_summary")
+    return value
+
+
+EMBEDDING_TOKENS = 8192
+"""``EMBEDDING.MAX_INPUT_TOKENS``: the most tokens a conclusion's content may have."""
+
+
+def _without_nul(value: str) -> str:
+    """``ConclusionCreate``'s ``content`` validator (after the length check)."""
+    return value.replace("\x00", "")
+
+
+def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
+    """``ConclusionCreate``'s model validator: tiktoken's ``encode`` of the content."""
+    content = value["content"]
+    refused = special_token_error(content)
+    if refused is not None:
+        raise ValueError(refused)
+    count = token_count(content)
+    if count > EMBEDDING_TOKENS:
+        raise ValueError(
+            f"Content exceeds maximum embedding token limit of {EMBEDDING_TOKENS} "
+            f"(got {count} tokens)"
+        )
+    return value
+
+
+# Honcho's validators beyond the types: (schema, property) for a field validator,
+# (schema, None) for a model validator (``mode="after"``).
+VALIDATORS: dict[tuple[str, str | None], Callable[[Any], Any]] = {
+    ("ReasoningConfiguration", "custom_instructions"): _custom_instructions_budget,
+    ("SummaryConfiguration", None): _summary_thresholds,
+    ("ConclusionCreate", "content"): _without_nul,
+    ("ConclusionCreate", None): _embedding_budget,
 }
 
 
@@ -89,7 +152,9 @@ class RequestCompiler:
             return cs.no_info_after_validator_function(
                 _enum_value, cs.enum_schema(members, list(members), sub_type="str")
             )
-        return self._compile(schema, uri, name, (*seen, name))
+        compiled = self._compile(schema, uri, name, (*seen, name))
+        check = VALIDATORS.get((name, None))
+        return compiled if check is None else cs.no_info_after_validator_function(check, compiled)
 
     def _compile(self, schema: Any, base: str, owner: str, seen: tuple[str, ...]) -> CoreSchema:
         if schema is True or schema == {}:
@@ -151,8 +216,12 @@ class RequestCompiler:
         fields = {}
         for key, sub in schema["properties"].items():
             names = ALIASES.get((owner, key))  # the file name is the schema's title
+            value = self._compile(sub, base, owner, seen)
+            check = VALIDATORS.get((owner, key))
+            if check is not None:
+                value = cs.no_info_after_validator_function(check, value)
             fields[key] = cs.typed_dict_field(
-                self._compile(sub, base, owner, seen),
+                value,
                 required=key in required,
                 validation_alias=[[name] for name in names] if names else None,  # type: ignore[arg-type]
             )

@@ -48,6 +48,17 @@ def token_count(text: str) -> int:
         return int(load().count(fixed))
 
 
+def estimate_tokens(text: str) -> int:
+    """Honcho's ``estimate_tokens``: tiktoken's ``encode``, or ``len // 4`` when it refuses.
+
+    ``encode`` raises on text spelling a special token, and Honcho falls back to the
+    character estimate (its token budgets, e.g. for ``custom_instructions``, use this).
+    """
+    if special_token_error(text) is not None:
+        return len(text) // 4
+    return token_count(text)
+
+
 def special_token_error(text: str) -> str | None:
     """tiktoken's message for ``encode(text)`` when text holds a special token, else None."""
     found = _SPECIAL.search(text) if "<|" in text else None

@@ -27,6 +27,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--honcho-url", required=True, help="the Honcho server to record")
     parser.add_argument("--out", type=Path, default=OUT, help="output directory")
+    parser.add_argument(
+        "--script",
+        action="append",
+        choices=[script.name for script in SCRIPTS],
+        help="record only this script (repeatable; default: all)",
+    )
     args = parser.parse_args(argv)
     url = args.honcho_url.rstrip("/")
     prefix = f"coercion-{uuid.uuid4().hex[:8]}-"
@@ -35,6 +41,8 @@ def main(argv: list[str] | None = None) -> None:
     with httpx.Client(base_url=url, timeout=60, limits=limits) as client:
         try:
             for script in SCRIPTS:
+                if args.script and script.name not in args.script:
+                    continue
                 results = run_script(client, script, workspace_names(prefix))
                 path = write_recording(args.out, Recording(script, results, server=url))
                 print(f"{script.name}: {len(results)} exchanges into {path}")

@@ -488,4 +488,106 @@ CONCLUSIONS = Script(
     "values of these routes need embeddings or an LLM at the tag).",
 )
 
-SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS)
+# custom_instructions at the 2,000-token budget (o200k_base), and text holding a special
+# token, which Honcho's estimate counts as len // 4 (tiktoken's encode refuses it).
+WORDS_2000 = "word" + " word" * 1999
+WORDS_2001 = WORDS_2000 + " word"
+SPECIAL_2000 = "<|endoftext|>" + "x" * 7990
+SPECIAL_2003 = "<|endoftext|>" + "x" * 8000
+# A conclusion's content is embedded: at most EMBEDDING.MAX_INPUT_TOKENS (8,192) tokens.
+WORDS_8193 = "word" + " word" * 8192
+INSTRUCTIONS_OK: list[Any] = [WORDS_2000, "   ", "", SPECIAL_2000, None]
+INSTRUCTIONS_BAD: list[Any] = [WORDS_2001, SPECIAL_2003]
+THRESHOLDS_OK: list[Any] = [
+    {"messages_per_short_summary": 10, "messages_per_long_summary": 20},
+    {"messages_per_short_summary": 30},
+    {"messages_per_long_summary": 20},
+]
+THRESHOLDS_BAD: list[Any] = [
+    {"messages_per_short_summary": 30, "messages_per_long_summary": 20},
+    {"messages_per_short_summary": 20, "messages_per_long_summary": 20},
+    {"messages_per_short_summary": "30", "messages_per_long_summary": "20"},
+]
+
+
+def _instructions(value: Any) -> dict[str, Any]:
+    return {"reasoning": {"custom_instructions": value}}
+
+
+VALIDATORS = Script(
+    "coercion_validators",
+    [
+        Step("POST", "/v3/workspaces", json={"id": "{ws}"}, note="the workspace"),
+        *body_field(
+            "PUT",
+            W,
+            _config("reasoning", "custom_instructions"),
+            INSTRUCTIONS_OK,
+            INSTRUCTIONS_BAD,
+            "workspace custom_instructions",
+        ),
+        *body_field(
+            "POST",
+            "/v3/workspaces",
+            lambda v: {"id": "{ws}", "configuration": _instructions(v)},
+            [],
+            INSTRUCTIONS_BAD[:1],
+            "created workspace custom_instructions",
+        ),
+        *body_field(
+            "PUT",
+            W,
+            lambda v: {"configuration": {"summary": v}},
+            THRESHOLDS_OK,
+            THRESHOLDS_BAD,
+            "summary thresholds",
+        ),
+        *body_field(
+            "POST",
+            W + "/sessions",
+            lambda v: {"id": "s1", "configuration": _instructions(v)},
+            INSTRUCTIONS_OK[:1],
+            INSTRUCTIONS_BAD[:1],
+            "session custom_instructions",
+        ),
+        *body_field(
+            "POST",
+            W + "/sessions",
+            lambda v: {"id": "s2", "configuration": {"summary": v}},
+            THRESHOLDS_OK[:1],
+            THRESHOLDS_BAD[:1],
+            "session summary thresholds",
+        ),
+        *body_field(
+            "PUT",
+            S,
+            lambda v: {"configuration": _instructions(v)},
+            [],
+            INSTRUCTIONS_BAD[:1],
+            "session update custom_instructions",
+        ),
+        *body_field(
+            "POST",
+            S + "/messages",
+            lambda v: {"messages": [{"peer_id": "alice", "content": "hi", "configuration": v}]},
+            [_instructions(WORDS_2000)],
+            [_instructions(WORDS_2001), _instructions(SPECIAL_2003)],
+            "message custom_instructions",
+        ),
+        *body_field(
+            "POST",
+            W + "/conclusions",
+            lambda v: {
+                "conclusions": [{"content": v, "observer_id": "alice", "observed_id": "bob"}] * 2
+            },
+            [],
+            [WORDS_8193, "<|endofprompt|> tea", "\u0000\u0000" + WORDS_8193],
+            "conclusion content",
+        ),
+    ],
+    "Honcho's field and model validators beyond the types: the custom_instructions token "
+    "budget and the summary thresholds' order, wherever a configuration is accepted, and "
+    "a conclusion's embedding token limit (accepted conclusions need embeddings).",
+)
+
+SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS, VALIDATORS)
