@@ -1,6 +1,7 @@
 """``fake-honcho compare --against URL``: the drift report between a Honcho and the fake.
 
-Every scripted exchange (``contract_tests.drift.scripts``) runs against the
+Every scripted exchange (``contract_tests.drift.scripts``, then the coercion matrix
+of ``contract_tests.drift.coercion``) runs against the
 server at URL, in fresh workspaces deleted afterwards, and against a fresh
 in-process fake; each exchange whose normalised answers differ is printed with
 its request and both answers. Differences the fake declares on purpose
@@ -24,7 +25,7 @@ import httpx
 
 from contract_tests.drift.exchange import run_script, workspace_names
 from contract_tests.drift.recording import Recording, differences, run_on_fake, write_recording
-from contract_tests.drift.scripts import SCRIPTS, script_named
+from contract_tests.drift.scripts import EVERY_SCRIPT, script_named
 from contract_tests.namespace import delete_workspaces
 
 __all__ = ["build_parser", "main"]
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--script",
         action="append",
-        choices=[script.name for script in SCRIPTS],
+        choices=[script.name for script in EVERY_SCRIPT],
         help="run only this script (repeatable; default: all)",
     )
     parser.add_argument(
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 def _report(
     client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
 ) -> int:
-    scripts = [script_named(name) for name in args.script] if args.script else list(SCRIPTS)
+    scripts = [script_named(name) for name in args.script] if args.script else list(EVERY_SCRIPT)
     undeclared = declared = exchanges = 0
     for script in scripts:
         real = run_script(client, script, workspace_names(prefix))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from contract_tests.drift.coercion import COERCION_SCRIPTS
 from contract_tests.drift.exchange import Script, Step
 
-__all__ = ["SCRIPTS", "script_named"]
+__all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 
 W = "/v3/workspaces/{ws}"
 S = W + "/sessions"
@@ -502,8 +503,13 @@ SCRIPTS: tuple[Script, ...] = (
 )
 
 
+EVERY_SCRIPT: tuple[Script, ...] = (*SCRIPTS, *COERCION_SCRIPTS)
+"""What ``fake-honcho compare`` runs: the exchanges, then the coercion matrix."""
+
+
 def script_named(name: str) -> Script:
-    for script in SCRIPTS:
+    for script in EVERY_SCRIPT:
         if script.name == name:
             return script
-    raise KeyError(f"no script named {name!r}; known: {', '.join(s.name for s in SCRIPTS)}")
+    known = ", ".join(s.name for s in EVERY_SCRIPT)
+    raise KeyError(f"no script named {name!r}; known: {known}")

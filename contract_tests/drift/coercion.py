@@ -9,7 +9,9 @@ coerced value (configuration, peer config, page size, reverse order, search limi
 context budget); elsewhere the status tells acceptance. Routes that need an LLM at
 the tag (chat) are sent refused values only: an accepted one is a 500 there.
 
-``coercion_record.py`` records them from a server; ``test_coercion.py`` replays them.
+``fake-honcho compare --against URL`` runs them beside the exchange scripts;
+``--script coercion_... --record tests/fidelity/coercion`` re-records the ones this
+project's ``tests/fidelity/test_coercion.py`` replays.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from contract_tests.drift.exchange import Script, Step
+
+__all__ = ["COERCION_SCRIPTS"]
 
 W = "/v3/workspaces/{ws}"
 S = W + "/sessions/s1"
@@ -590,4 +594,4 @@ VALIDATORS = Script(
     "a conclusion's embedding token limit (accepted conclusions need embeddings).",
 )
 
-SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS, VALIDATORS)
+COERCION_SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS, VALIDATORS)
