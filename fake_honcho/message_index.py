@@ -31,10 +31,11 @@ class MessageIndex:
             store.subscribe(self._on_change, collections=("messages",))
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if old is not None and new is None:
+        if old is None:
+            if new is not None:
+                self._add(new)
+        elif new is None:
             self._remove(old)
-        elif old is None and new is not None:
-            self._add(new)
 
     def _add(self, row: Row) -> None:
         sessions = self.by_workspace.get(row["workspace_id"])
@@ -44,7 +45,8 @@ class MessageIndex:
         if ids is None:
             ids = sessions[row["session_id"]] = deque()
         ids.append(row["id"])
-        self.last_seq = max(self.last_seq, row["_seq"])
+        if row["_seq"] > self.last_seq:
+            self.last_seq = row["_seq"]
 
     def _remove(self, row: Row) -> None:
         sessions = self.by_workspace.get(row["workspace_id"], {})

@@ -34,7 +34,7 @@ from typing import Any
 
 from fake_honcho.auth import ISSUED_KEYS
 from fake_honcho.deriver import OWNED_COLLECTIONS
-from fake_honcho.state import Key, Row, Store, decode_key, encode_key
+from fake_honcho.state import Key, Row, Store, compact_message, decode_key, encode_key
 
 try:
     import fcntl
@@ -208,7 +208,9 @@ def apply_records(store: Store, records: list[Record]) -> None:
             if row is None:
                 store.delete(collection, key)
             else:
-                store.put(collection, key, row)
+                store.put(
+                    collection, key, compact_message(row) if collection == "messages" else row
+                )
 
 
 class StateFile:

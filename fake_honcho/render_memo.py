@@ -94,12 +94,13 @@ class RenderMemo:
             self._size -= len(entry[1])
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
-        if new is not None:
-            self._content += len(new["content"])
-        if old is not None:  # replaced or deleted
-            self._content -= len(old["content"])
-            with self._lock:
-                self._drop(old["id"])
+        if old is None:  # inserted: nothing kept yet
+            if new is not None:
+                self._content += len(new["content"])
+            return
+        self._content += (0 if new is None else len(new["content"])) - len(old["content"])
+        with self._lock:  # replaced or deleted
+            self._drop(old["id"])
 
 
 def render_memo(store: Store) -> RenderMemo:

@@ -39,7 +39,7 @@ from fake_honcho.resources import (
     plan_members,
     write_members,
 )
-from fake_honcho.state import NO_METADATA, Row
+from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import special_token_error, token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
 from fake_honcho.wire import PublicRows
@@ -149,18 +149,18 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         rows = []
         for offset, draft in enumerate(drafts, start=1):
             mid = fake.new_id()
-            row = {
-                "id": mid,
-                "content": draft["content"],
-                "peer_id": sys.intern(draft["peer_id"]),
-                "session_id": sid,
-                "workspace_id": ws,
-                "metadata": draft["metadata"],
-                "created_at": draft["created_at"] or stamp,
-                "token_count": token_count(draft["content"]),
-                "_seq": index.next_seq(),
-                "_seq_in_session": in_session + offset,
-            }
+            row = message_row(
+                id=mid,
+                content=draft["content"],
+                peer_id=sys.intern(draft["peer_id"]),
+                session_id=sid,
+                workspace_id=ws,
+                metadata=draft["metadata"],
+                created_at=draft["created_at"] or stamp,
+                token_count=token_count(draft["content"]),
+                _seq=index.next_seq(),
+                _seq_in_session=in_session + offset,
+            )
             if draft["configuration"]:
                 # Only when set: ten keys keep the row dict in its smaller size class.
                 row["_configuration"] = draft["configuration"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +11,15 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.state import NO_METADATA, Key, Row, Store
+from fake_honcho.state import (
+    MESSAGE_KEYS,
+    NO_METADATA,
+    Key,
+    Row,
+    Store,
+    compact_message,
+    message_row,
+)
 
 
 @pytest.mark.parametrize(
@@ -86,3 +95,76 @@ def test_a_detached_attachment_stops_listening_and_is_built_anew() -> None:
     assert second is not first and second.seen == 2
     store.detach(Counter)
     store.detach(Counter)  # detaching what is not attached does nothing
+
+
+def test_message_rows_are_plain_dicts_in_their_compact_form(fake: FakeHoncho) -> None:
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        path = "/v3/workspaces/w/sessions/s/messages"
+        client.post(path, json={"messages": [{"peer_id": "a", "content": "x"}] * 2})
+        client.post(
+            path, json={"messages": [{"peer_id": "a", "content": "y", "configuration": {}}]}
+        )
+    rows = list(fake.store.rows("messages"))
+    for row in rows[:2]:
+        assert type(row) is dict and row == dict(row)
+        assert list(row)[-2:] == ["_seq", "_seq_in_session"]
+    assert json.loads(json.dumps(rows[0])) == rows[0]
+
+
+def test_message_rows_take_less_memory_than_dict_literals() -> None:
+    """Their key table is shared, so each row holds little more than its values."""
+    fields: dict[str, Any] = {
+        "id": "m1",
+        "content": "x",
+        "peer_id": "p",
+        "session_id": "s",
+        "workspace_id": "w",
+        "metadata": NO_METADATA,
+        "created_at": "2026-01-01T00:00:00Z",
+        "token_count": 1,
+        "_seq": 1,
+        "_seq_in_session": 1,
+    }
+    plain = dict(fields)
+
+    def traced(make: Callable[[], Row]) -> int:
+        tracemalloc.start()
+        try:
+            rows = [make() for _ in range(1_000)]
+            return tracemalloc.get_traced_memory()[0] // len(rows)
+        finally:
+            tracemalloc.stop()
+
+    assert message_row(**fields) == plain
+    assert traced(lambda: message_row(**fields)) < 0.75 * traced(lambda: dict(plain))
+
+
+def test_a_message_row_needs_every_field() -> None:
+    with pytest.raises(TypeError):
+        message_row(id="m1", content="x")
+
+
+def test_a_replayed_message_row_is_compacted_with_its_extra_keys(tmp_path: Any) -> None:
+    path = tmp_path / "state.ndjson"
+    with FakeHoncho(state_file=path) as fake:
+        with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+            config = {"reasoning": {"enabled": False}}
+            body = {"messages": [{"peer_id": "a", "content": "x", "configuration": config}]}
+            client.post("/v3/workspaces/w/sessions/s/messages", json=body)
+        (before,) = fake.store.rows("messages")
+    with FakeHoncho(state_file=path) as fake:
+        (after,) = fake.store.rows("messages")
+    assert after == before and list(after) == [*MESSAGE_KEYS, "_configuration"]
+    assert compact_message(after) == after
+    assert compact_message({"id": "x"}) == {"id": "x"}
+
+
+def test_message_rows_share_their_counts() -> None:
+    fields: dict[str, Any] = dict.fromkeys(MESSAGE_KEYS, "")
+    # Built at run time: equal int literals in one function would be one object anyway.
+    first = message_row(**{**fields, "token_count": int("1001"), "_seq_in_session": int("4001")})
+    second = message_row(**{**fields, "token_count": int("1001"), "_seq_in_session": int("4001")})
+    assert first["token_count"] is second["token_count"]
+    assert first["_seq_in_session"] is second["_seq_in_session"]
+    beyond = message_row(**{**fields, "token_count": 10**9, "_seq_in_session": -1})
+    assert beyond["token_count"] == 10**9 and beyond["_seq_in_session"] == -1
