@@ -9,6 +9,7 @@ asyncio objects: several event loops and threads may share one fake.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any, TypeVar
@@ -206,18 +207,7 @@ def message_row(**fields: Any) -> Row:
     return _MessageFields(**fields).__dict__
 
 
-MESSAGE_KEYS = (
-    "id",
-    "content",
-    "peer_id",
-    "session_id",
-    "workspace_id",
-    "metadata",
-    "created_at",
-    "token_count",
-    "_seq",
-    "_seq_in_session",
-)
+MESSAGE_KEYS = tuple(inspect.signature(_MessageFields).parameters)
 """A message row's keys, in order (``_configuration`` may follow)."""
 
 
