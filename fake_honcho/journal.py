@@ -152,6 +152,12 @@ def _splice(body: bytes, decoded: Any) -> _Spliced | None:
     The bytes between strings recur (a batch's messages share their keys and authors),
     so equal pieces of one body are kept as one object.
     """
+    if type(decoded) is not dict and type(decoded) is not list:
+        return None
+    try:
+        strings = _long_strings(decoded, [])
+    except RecursionError:  # nested deeper than a walk can go: the body is compressed
+        return None
     pieces: list[bytes | str] = []
     between: dict[bytes, bytes] = {}
     start = 0
@@ -159,7 +165,7 @@ def _splice(body: bytes, decoded: Any) -> _Spliced | None:
     # without one in the body, no string in it holds a character that needs escaping,
     # so each is written as its UTF-8 bytes in quotes and needs no escaping to be found.
     plain = b"\\" not in body
-    for text in _long_strings(decoded):
+    for text in strings:
         encoded = _quoted(text) if plain else _json_string(text)
         at = _find(body, encoded, start) if encoded is not None else -1
         if at < 0:
@@ -204,25 +210,17 @@ _UNESCAPED = bytes(range(0x20, 0x100)).replace(b'"', b"").replace(b"\\", b"")
 """UTF-8 bytes JSON writes as they are (every other byte is escaped)."""
 
 
-def _long_strings(value: Any) -> list[str]:
-    """The string values of at least ``SPLICE_FROM`` characters, in document order."""
-    found: list[str] = []
-    # A stack of iterators: each container is walked once, without copying its items.
-    stack: list[Iterator[Any]] = [iter((value,))]
-    while stack:
-        for item in stack[-1]:
-            kind = type(item)
-            if kind is str:
-                if len(item) >= SPLICE_FROM:
-                    found.append(item)
-            elif kind is dict:
-                stack.append(iter(item.values()))
-                break
-            elif kind is list:
-                stack.append(iter(item))
-                break
-        else:
-            stack.pop()
+def _long_strings(value: Any, found: list[str]) -> list[str]:
+    """``found`` plus the string values of at least ``SPLICE_FROM`` characters in ``value``
+    (a dict or list), in document order. A nesting deeper than the interpreter's recursion
+    limit raises ``RecursionError``."""
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if kind is str:
+            if len(item) >= SPLICE_FROM:
+                found.append(item)
+        elif kind is dict or kind is list:
+            _long_strings(item, found)
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import httpx
@@ -80,3 +81,12 @@ def test_the_bytes_between_strings_are_kept_once_per_body(fake: FakeHoncho) -> N
     between = [piece for piece in pieces[1:-1] if isinstance(piece, bytes)]
     assert len(between) == 5
     assert len({id(piece) for piece in between}) == 1
+
+
+def test_a_body_nested_deeper_than_the_recursion_limit_is_kept_exactly() -> None:
+    depth = sys.getrecursionlimit() + 100
+    raw = b"[" * depth + json.dumps(LONG * 3).encode() + b"]" * depth
+    decoded: Any = LONG * 3
+    for _ in range(depth):
+        decoded = [decoded]
+    assert JournalEntry("POST", PATH, "", raw, 201, decoded=decoded).body == raw
