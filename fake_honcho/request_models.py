@@ -28,7 +28,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from pydantic_core import CoreSchema, SchemaValidator, ValidationError
+from pydantic_core import CoreSchema, PydanticKnownError, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 from pydantic_core.core_schema import ExtraBehavior
 
@@ -116,6 +116,32 @@ def field_names(schema: dict[str, Any], key: str) -> tuple[str, ...]:
 MODEL_TYPE_MESSAGE = "Input should be a valid dictionary or object to extract fields from"
 
 
+class _TextLength:
+    """A free-text field's length bounds, checked as ``str_schema(min_length=,
+    max_length=)`` checks them, with the same errors.
+
+    pydantic-core measures a constrained string through its UTF-8 form, which CPython
+    then keeps on the string for as long as it lives: every stored message with a
+    non-ASCII character would carry its content twice. ``len`` reads no such copy.
+    """
+
+    def __init__(self, least: int | None, most: int | None) -> None:
+        self.least = least
+        self.most = most
+
+    def __call__(self, text: str) -> str:
+        if not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:  # a lone surrogate, as pydantic-core refuses it
+                raise PydanticKnownError("string_unicode") from None
+        if self.least is not None and len(text) < self.least:
+            raise PydanticKnownError("string_too_short", {"min_length": self.least})
+        if self.most is not None and len(text) > self.most:
+            raise PydanticKnownError("string_too_long", {"max_length": self.most})
+        return text
+
+
 def _iso(moment: datetime) -> str:
     """Datetimes reach handlers as ISO text, the form they parse and store."""
     return moment.isoformat()
@@ -175,10 +201,11 @@ class RequestCompiler:
         if kind == "string":
             if schema.get("format") == "date-time":
                 return cs.no_info_after_validator_function(_iso, cs.datetime_schema())
+            lengths = schema.get("minLength"), schema.get("maxLength")
+            if "pattern" not in schema and lengths != (None, None):
+                return cs.no_info_after_validator_function(_TextLength(*lengths), cs.str_schema())
             return cs.str_schema(
-                min_length=schema.get("minLength"),
-                max_length=schema.get("maxLength"),
-                pattern=schema.get("pattern"),
+                min_length=lengths[0], max_length=lengths[1], pattern=schema.get("pattern")
             )
         if kind in ("integer", "number"):
             bounds = {

@@ -41,11 +41,13 @@ def token_count(text: str) -> int:
     if not text:
         return 0
     try:
-        return int(load().count(text))
-    except TypeError:
+        # Non-ASCII text goes as its UTF-8 bytes: given the str, CPython would keep a
+        # UTF-8 copy on it for as long as it lives (a stored message's content).
+        return int(load().count(text if text.isascii() else text.encode()))
+    except UnicodeEncodeError:
         # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
         fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return int(load().count(fixed))
+        return int(load().count(fixed.encode()))
 
 
 def estimate_tokens(text: str) -> int:

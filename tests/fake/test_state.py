@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
@@ -168,3 +169,22 @@ def test_message_rows_share_their_counts() -> None:
     assert first["_seq_in_session"] is second["_seq_in_session"]
     beyond = message_row(**{**fields, "token_count": 10**9, "_seq_in_session": -1})
     assert beyond["token_count"] == 10**9 and beyond["_seq_in_session"] == -1
+
+
+def test_stored_non_ascii_content_carries_no_utf8_copy(fake: FakeHoncho) -> None:
+    """Validation must not leave a UTF-8 copy on the content string (CPython keeps one
+    on the string once anything asks for it), so a message costs its content once."""
+    content = "naïve café 日本 " * 40
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        body = {"messages": [{"peer_id": "a", "content": content}]}
+        response = client.post("/v3/workspaces/w/sessions/s/messages", json=body)
+        too_long = client.post(
+            "/v3/workspaces/w/sessions/s/messages",
+            json={"messages": [{"peer_id": "a", "content": "é" * 25_001}]},
+        )
+    assert response.status_code == 201
+    assert too_long.status_code == 422
+    assert too_long.json()["detail"][0]["type"] == "string_too_long"
+    (row,) = fake.store.rows("messages")
+    fresh = row["content"].encode().decode()
+    assert sys.getsizeof(row["content"]) == sys.getsizeof(fresh)
