@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from itertools import repeat
+from operator import add
 
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
@@ -82,8 +84,7 @@ class _Occurrences:
         """How many positions each of ``wanted`` (sequence numbers) holds."""
         seqs = self.seqs
         if len(wanted) * 16 > len(seqs):  # many: one pass over the occurrences, in C
-            counted = Counter(seqs)
-            return [counted.get(seq, 0) for seq in wanted]
+            return map(Counter(seqs).get, wanted, repeat(0))
         return [bisect_right(seqs, seq) - bisect_left(seqs, seq) for seq in wanted]
 
 
@@ -292,27 +293,26 @@ class SearchIndex:
         """
         vocabulary = index.vocabulary
         runs = vocabulary.runs
-        weighed: list[tuple[int, tuple[str, ...]]] = []
+        pieces: list[list[str]] = []
         for match in _PIECE.finditer(needle):
             fitting = vocabulary.fitting(
                 match.group(), match.start() > 0, match.end() < len(needle)
             )
             if not fitting:
                 return set()
-            weighed.append((sum(len(runs[run]) for run in fitting), fitting))
-        if not weighed:
+            pieces.append(fitting)
+        if not pieces:
             return None
-        weighed.sort(key=lambda pair: pair[0])
-        candidates: set[int] = set()
-        for run in weighed[0][1]:
-            candidates.update(runs[run])
+        if len(pieces) == 1:
+            return set().union(*map(runs.__getitem__, pieces[0]))
+        weighed = sorted(
+            (sum(map(len, map(runs.__getitem__, fitting))), fitting) for fitting in pieces
+        )
+        candidates: set[int] = set().union(*map(runs.__getitem__, weighed[0][1]))
         for weight, fitting in weighed[1:]:
             if weight > _NARROWING * len(candidates):
                 break
-            seqs: set[int] = set()
-            for run in fitting:
-                seqs.update(runs[run])
-            candidates &= seqs
+            candidates.intersection_update(set().union(*map(runs.__getitem__, fitting)))
             if not candidates:
                 break
         return candidates
@@ -325,10 +325,9 @@ class SearchIndex:
         if len(distinct) < 2:
             posting = index.lexemes.get(next(iter(distinct))) if distinct else None
             if posting is None:  # the ILIKE alone, or a lexeme no message holds: rank 0
-                return [_UNRANKED + recency[seq] for seq in seqs]
-            counts = posting.counts(seqs)
-            pairs = zip(seqs, counts, strict=True)
-            return [_single_key(count) + recency[seq] for seq, count in pairs]
+                return list(map(add, repeat(_UNRANKED), map(recency.__getitem__, seqs)))
+            ranked = map(_single_key, posting.counts(seqs))
+            return list(map(add, ranked, map(recency.__getitem__, seqs)))
         assert wanted is not None
         found = ((lexeme, index.lexemes.get(lexeme)) for lexeme in distinct)
         postings = [(lexeme, posting) for lexeme, posting in found if posting is not None]

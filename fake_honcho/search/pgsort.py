@@ -150,35 +150,39 @@ def _bounded_heap(keys: Sequence[K], limit: int) -> list[int]:
     def sift_down(row: int, size: int) -> None:  # tuplesort_heap_replace_top
         key = keys[row]
         hole = 0
-        while True:
-            child = 2 * hole + 1
-            if child >= size:
-                break
+        child = 1
+        while child < size:
             if child + 1 < size and keys[heap[child]] < keys[heap[child + 1]]:  # type: ignore[operator]
                 child += 1
             if key >= keys[heap[child]]:  # type: ignore[operator]
                 break
             heap[hole] = heap[child]
             hole = child
+            child = 2 * hole + 1
         heap[hole] = row
 
-    for row, key in enumerate(keys):
-        if len(heap) < limit:  # tuplesort_heap_insert
-            heap.append(row)
-            j = len(heap) - 1
-            while j > 0:
-                parent = (j - 1) >> 1
-                if key <= keys[heap[parent]]:  # type: ignore[operator]
-                    break
-                heap[j] = heap[parent]
-                j = parent
-            heap[j] = row
-        elif key < keys[heap[0]]:  # type: ignore[operator]
-            sift_down(row, limit)
+    count = min(limit, len(keys))
+    for row in range(count):  # tuplesort_heap_insert
+        key = keys[row]
+        heap.append(row)
+        j = row
+        while j > 0:
+            parent = (j - 1) >> 1
+            if key <= keys[heap[parent]]:  # type: ignore[operator]
+                break
+            heap[j] = heap[parent]
+            j = parent
+        heap[j] = row
+    if count == limit:
+        root = keys[heap[0]]
+        for row in range(limit, len(keys)):
+            if keys[row] < root:  # type: ignore[operator]
+                sift_down(row, limit)
+                root = keys[heap[0]]
     size = len(heap)
     while size > 1:  # unheapify: the root (largest left) goes to the freed end slot
-        root = heap[0]
+        top_row = heap[0]
         size -= 1
         sift_down(heap[size], size)
-        heap[size] = root
+        heap[size] = top_row
     return heap

@@ -1,37 +1,45 @@
 """The runs of letters and digits a workspace's messages hold, found by substring.
 
 The ``ILIKE`` leg of a search needs, for each run of its query, the stored runs that
-contain it (or start or end with it, where the query continues past it). Scanning
-every run costs as much as the vocabulary is long on every query, so each run is also
-filed under the three-character slices of ``"\\n" + run + "\\n"`` (the newlines mark
-its ends): a piece's candidates are the runs filed under all of its own slices (the
-two rarest suffice), and a plain string test confirms each. Filing is incremental, so
-a write never rebuilds anything; pieces too short to have a slice scan the runs.
+contain it, or start or end with it where the query continues past it (a run inside
+the query must be a whole stored run). Scanning every run would cost as much as the
+vocabulary is long on every query, so the runs are also kept
+
+* in two orders, by their text and by their text reversed: the runs starting (ending)
+  with a piece are one contiguous stretch of the first (second), found by bisection;
+* filed under their two- and three-character slices: a piece of two or three
+  characters is its runs' slice; a longer one's runs are among those filed under its
+  two rarest slices, and a string test confirms each (one character scans the runs).
+
+All of it is kept up to date run by run, so a write never rebuilds anything.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from bisect import bisect_left, insort
 
-_EDGE = "\n"
 _CACHE_LIMIT = 1024
+_SLICE = 3
+_LAST = "\U0010ffff"  # sorts after every character a run holds (it is not alphanumeric)
 
 
-def _slices(text: str) -> set[str]:
-    return {text[at : at + 3] for at in range(len(text) - 2)}
+def _slices(text: str, size: int = _SLICE) -> set[str]:
+    return {text[at : at + size] for at in range(len(text) - size + 1)}
 
 
 class Vocabulary:
-    """Every run seen, the sequence numbers of the messages holding it, and its slices."""
+    """Every run seen, the sequence numbers of the messages holding it, and its orders."""
 
-    __slots__ = ("_cache", "_slices", "_words", "runs")
+    __slots__ = ("_by_end", "_by_start", "_cache", "_slices", "_words", "runs")
 
     def __init__(self) -> None:
         self.runs: dict[str, array[int]] = {}  # run -> sequence numbers holding it, ascending
-        self._words: list[str] = []  # the runs in arrival order: a slice files their numbers
+        self._words: list[str] = []  # the runs in arrival order: the others hold numbers
+        self._by_start: list[str] = []  # the runs, sorted
+        self._by_end: list[str] = []  # the runs reversed, sorted
         self._slices: dict[str, array[int]] = {}
-        self._cache: dict[tuple[str, bool, bool], tuple[str, ...]] = {}
+        self._cache: dict[tuple[str, bool, bool], list[str]] = {}
 
     def add(self, run: str, seq: int) -> None:
         holders = self.runs.get(run)
@@ -45,46 +53,57 @@ class Vocabulary:
         number = len(self._words)
         self._words.append(run)
         self._cache.clear()
+        insort(self._by_start, run)
+        insort(self._by_end, run[::-1])
         slices = self._slices
-        for piece in _slices(_EDGE + run + _EDGE):
+        for piece in _slices(run) | _slices(run, 2):
             found = slices.get(piece)
             if found is None:
                 slices[piece] = array("I", (number,))
             else:
                 found.append(number)
 
-    def fitting(self, piece: str, starts: bool, ends: bool) -> tuple[str, ...]:
+    def fitting(self, piece: str, starts: bool, ends: bool) -> list[str]:
         """The runs containing ``piece`` (at their start / end if asked)."""
         if starts and ends:
-            return (piece,) if piece in self.runs else ()
+            return [piece] if piece in self.runs else []
         key = (piece, starts, ends)
         found = self._cache.get(key)
         if found is None:
-            found = tuple(self._confirmed(piece, starts, ends))
+            if starts:
+                found = self._starting(piece)
+            elif ends:
+                found = self._ending(piece)
+            else:
+                found = self._containing(piece)
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             self._cache[key] = found
         return found
 
-    def _confirmed(self, piece: str, starts: bool, ends: bool) -> Iterable[str]:
-        needle = (_EDGE if starts else "") + piece + (_EDGE if ends else "")
+    def _starting(self, piece: str) -> list[str]:
+        order = self._by_start
+        return order[bisect_left(order, piece) : bisect_left(order, piece + _LAST)]
+
+    def _ending(self, piece: str) -> list[str]:
+        order, backwards = self._by_end, piece[::-1]
+        found = order[bisect_left(order, backwards) : bisect_left(order, backwards + _LAST)]
+        return [word[::-1] for word in found]
+
+    def _containing(self, piece: str) -> list[str]:
+        """The runs containing ``piece``: those filed under it (a slice or a pair), those
+        filed under its two rarest slices that contain it, or (one character) a scan."""
         words = self._words
-        if len(needle) < 3:
-            candidates: Iterable[str] = words
-        else:
-            filed: list[array[int]] = []
-            for part in _slices(needle):
-                under = self._slices.get(part)
-                if under is None:
-                    return ()
-                filed.append(under)
-            filed.sort(key=len)
-            numbers: Iterable[int] = filed[0]
-            if len(filed) > 1:
-                numbers = set(filed[0]).intersection(filed[1])
-            candidates = [words[number] for number in numbers]
-        if starts:
-            return [word for word in candidates if word.startswith(piece)]
-        if ends:
-            return [word for word in candidates if word.endswith(piece)]
-        return [word for word in candidates if piece in word]
+        if len(piece) < 2:
+            return [word for word in words if piece in word]
+        if len(piece) <= _SLICE:
+            return [words[number] for number in self._slices.get(piece, ())]
+        filed: list[array[int]] = []
+        for part in _slices(piece):
+            under = self._slices.get(part)
+            if under is None:
+                return []
+            filed.append(under)
+        filed.sort(key=len)
+        numbers = set(filed[0]).intersection(filed[1]) if len(filed) > 1 else filed[0]
+        return [word for word in map(words.__getitem__, numbers) if piece in word]
