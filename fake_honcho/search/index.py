@@ -68,7 +68,7 @@ def _lexemes_of(query: str) -> tuple[str, ...] | None:
     return None if has_special_chars(query) else plainto_tsquery(query)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Occurrences:
     """One lexeme's occurrences in a workspace: parallel (sequence, position) arrays."""
 
@@ -217,14 +217,16 @@ class SearchIndex:
                 found = [seq for seq in found if messages.sessions[seq] == session_id]
             if peer_id is not None:
                 found = [seq for seq in found if messages.peers[seq] == peer_id]
+            if not found:
+                return []
             # The sort's input order decides its ties: the server's plan for a fresh
             # workspace reads the (workspace, session, seq_in_session) index.
             order = sorted(found)
-            order.sort(key=messages.in_session.__getitem__)
-            order.sort(key=messages.sessions.__getitem__)  # stable: by session, then position
+            if len(order) > 1:
+                order.sort(key=messages.in_session.__getitem__)
+                order.sort(key=messages.sessions.__getitem__)  # stable: session, position
             if where is None:  # rows are read only for the answer
-                ids = messages.ids
-                live = [seq for seq in order if ids[seq] is not None]
+                live = list(filter(messages.ids.__getitem__, order))  # None once deleted
                 keys = self._keys(index, query, live)
                 best = [live[at] for at in first(keys, 2 * limit, limit)]
                 return [row for _, row in self._rows(best, None)]

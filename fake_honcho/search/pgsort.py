@@ -18,7 +18,8 @@ reimplementation of those algorithms' steps, so a tie comes back where the serve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import compress, islice, pairwise, repeat
+from operator import lt
 from typing import TypeVar
 
 K = TypeVar("K")
@@ -175,7 +176,10 @@ def _bounded_heap(keys: Sequence[K], limit: int) -> list[int]:
         heap[j] = row
     if count == limit:
         root = keys[heap[0]]
-        for row in range(limit, len(keys)):
+        # The root only falls, so a row not below it now never gets in: test the rest in C.
+        rest = range(limit, len(keys))
+        below = map(lt, islice(keys, limit, None), repeat(root))  # type: ignore[arg-type]
+        for row in compress(rest, below):
             if keys[row] < root:  # type: ignore[operator]
                 sift_down(row, limit)
                 root = keys[heap[0]]
