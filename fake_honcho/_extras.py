@@ -12,7 +12,9 @@ from collections.abc import Mapping
 
 DISTRIBUTION = "honcho-contract-kit"
 
-# distribution name -> the module it provides, for each extra (without its sub-extras)
+# distribution name -> the module it provides, for each extra (without its sub-extras);
+# a requirement with an environment marker (uvloop, not on Windows) is a speed-up and
+# is not checked
 FAKE: Mapping[str, str] = {
     "starlette": "starlette",
     "uvicorn": "uvicorn",

@@ -34,6 +34,8 @@ def extra_distributions(extra: str) -> set[str]:
     ]
     names: set[str] = set()
     for requirement in extras[extra]:
+        if ";" in requirement:
+            continue  # a platform's speed-up (uvloop): the entry points cannot demand it
         nested = SELF.match(requirement)
         if nested:
             names |= extra_distributions(nested["extra"])
