@@ -113,6 +113,16 @@ def test_serve_runs_a_real_server_and_stops_cleanly(fake: FakeHoncho) -> None:
     assert [entry.status for entry in fake.requests] == [200, 201, 404]
 
 
+def test_serve_leaves_the_hosts_event_loop_policy_alone(fake: FakeHoncho) -> None:
+    # uvicorn serves on uvloop when installed; a policy set process-wide would change
+    # the loop of every asyncio test that runs after it.
+    before = type(asyncio.get_event_loop_policy())
+    with fake.serve() as base_url:
+        assert httpx.get(f"{base_url}/health").status_code == 200
+        assert type(asyncio.get_event_loop_policy()) is before
+    assert type(asyncio.get_event_loop_policy()) is before
+
+
 def test_two_servers_and_transports_share_one_fake(fake: FakeHoncho, client: httpx.Client) -> None:
     with fake.serve() as first, fake.serve() as second:
         assert first != second
