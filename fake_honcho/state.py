@@ -161,7 +161,6 @@ class _MessageFields:
 
     def __init__(
         self,
-        *,
         id: str,
         content: str,
         peer_id: str,
@@ -173,7 +172,10 @@ class _MessageFields:
         _seq: int,
         _seq_in_session: int,
     ) -> None:
-        # Assigned in the row's key order, which is the order the dict keeps.
+        # Assigned in the row's key order, which is the order the dict keeps. Counts
+        # repeat from row to row, and an int above 256 is otherwise an object (32 bytes)
+        # of its own: small ones share one object each (inline, as this runs per message).
+        shared = _SHARED_INTS
         self.id = id
         self.content = content
         self.peer_id = peer_id
@@ -181,30 +183,31 @@ class _MessageFields:
         self.workspace_id = workspace_id
         self.metadata = metadata
         self.created_at = created_at
-        self.token_count = _shared(token_count)
+        self.token_count = (
+            shared.setdefault(token_count, token_count)
+            if type(token_count) is int and 0 <= token_count < SHARED_INT_LIMIT
+            else token_count
+        )
         self._seq = _seq
-        self._seq_in_session = _shared(_seq_in_session)
+        self._seq_in_session = (
+            shared.setdefault(_seq_in_session, _seq_in_session)
+            if type(_seq_in_session) is int and 0 <= _seq_in_session < SHARED_INT_LIMIT
+            else _seq_in_session
+        )
 
 
 SHARED_INT_LIMIT = 10_000
-"""Counts below this share their int objects (``_shared``); at most this many are kept."""
+"""Counts below this share their int objects; at most this many are kept."""
 _SHARED_INTS: dict[int, int] = {}
 
 
-def _shared(number: int) -> int:
-    """One int object for each small count: token counts and positions repeat from row
-    to row, and each int above 256 is otherwise an object of its own (32 bytes)."""
-    if type(number) is int and 0 <= number < SHARED_INT_LIMIT:
-        return _SHARED_INTS.setdefault(number, number)
-    return number
-
-
-def message_row(**fields: Any) -> Row:
+def message_row(*values: Any) -> Row:
     """A new ``messages`` row (see ``docs/architecture.md``) in its compact form.
 
-    ``fields`` are the row's ten keys; a missing or unknown one is a ``TypeError``.
+    ``values`` are the row's ten fields in :data:`MESSAGE_KEYS` order (positional: a
+    message write builds ten rows per batch, and keywords cost several times more).
     """
-    return _MessageFields(**fields).__dict__
+    return _MessageFields(*values).__dict__
 
 
 MESSAGE_KEYS = tuple(inspect.signature(_MessageFields).parameters)
@@ -217,7 +220,7 @@ def compact_message(row: Row) -> Row:
     keys = tuple(row)
     if keys[: len(MESSAGE_KEYS)] != MESSAGE_KEYS:
         return row
-    compact = message_row(**{key: row[key] for key in MESSAGE_KEYS})
+    compact = message_row(*(row[key] for key in MESSAGE_KEYS))
     for key in keys[len(MESSAGE_KEYS) :]:
         compact[key] = row[key]
     return compact

@@ -149,17 +149,17 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         rows = []
         for offset, draft in enumerate(drafts, start=1):
             mid = fake.new_id()
-            row = message_row(
-                id=mid,
-                content=draft["content"],
-                peer_id=sys.intern(draft["peer_id"]),
-                session_id=sid,
-                workspace_id=ws,
-                metadata=draft["metadata"],
-                created_at=draft["created_at"] or stamp,
-                token_count=token_count(draft["content"]),
-                _seq=index.next_seq(),
-                _seq_in_session=in_session + offset,
+            row = message_row(  # in MESSAGE_KEYS order
+                mid,
+                draft["content"],
+                sys.intern(draft["peer_id"]),
+                sid,  # session_id
+                ws,  # workspace_id
+                draft["metadata"],
+                draft["created_at"] or stamp,
+                token_count(draft["content"]),
+                index.next_seq(),  # _seq
+                in_session + offset,  # _seq_in_session
             )
             if draft["configuration"]:
                 # Only when set: ten keys keep the row dict in its smaller size class.
