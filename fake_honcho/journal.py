@@ -11,6 +11,7 @@ anyway, so it also leaves it under ``scope[BODY_SCOPE_KEY]``, where handlers rea
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import zlib
 from collections.abc import Iterator, Sequence
@@ -40,10 +41,10 @@ class JournalEntry:
 
     ``status`` is None when no response was sent (e.g. a fault dropped the connection);
     ``json`` is the decoded request body, or None when the body is empty or not JSON
-    (``body`` keeps the raw bytes, e.g. of a multipart upload). A large body does not
-    double the memory its content takes: long strings a handler decoded from it (and
-    usually stored, such as message content) are kept by reference in place of their
-    bytes, and any other large body is kept zlib-compressed.
+    (``body`` keeps the raw bytes, e.g. of a multipart upload). A body does not double
+    the memory its content takes: long strings a handler decoded from it (and usually
+    stored, such as message content) are kept by reference in place of their bytes,
+    even in a one-message body, and any other large body is kept zlib-compressed.
     """
 
     __slots__ = ("_packed", "fault", "method", "path", "query_string", "status")
@@ -71,8 +72,8 @@ class JournalEntry:
         packed = self._packed
         if isinstance(packed, bytes):
             return packed
-        if isinstance(packed, _Spliced):
-            return packed.join()
+        if isinstance(packed, tuple):
+            return _join(packed)
         return zlib.decompress(packed.data)
 
     @property
@@ -112,45 +113,45 @@ class _Compressed:
         self.data = data
 
 
-class _Spliced:
-    """A body as its bytes, with long JSON strings held as the decoded ``str`` objects.
+Spliced = tuple[bytes | str, ...]
+"""A body as its bytes, with long JSON strings held as the decoded ``str`` objects
+(a bare tuple, the type that tells it from the other forms: a wrapper would cost
+more than a one-message body's framing).
 
-    Each ``str`` piece stands for exactly its JSON encoding (quotes included), which
-    the body held at that place: joining the pieces gives the body back byte for byte.
-    """
+Each ``str`` piece stands for exactly its JSON encoding (quotes included), which the
+body held at that place: joining the pieces gives the body back byte for byte.
+"""
 
-    __slots__ = ("pieces",)
 
-    def __init__(self, pieces: tuple[bytes | str, ...]) -> None:
-        self.pieces = pieces
-
-    def join(self) -> bytes:
-        return b"".join(
-            piece if isinstance(piece, bytes) else _escape(piece).encode() for piece in self.pieces
-        )
+def _join(pieces: Spliced) -> bytes:
+    return b"".join(
+        piece if isinstance(piece, bytes) else _escape(piece).encode() for piece in pieces
+    )
 
 
 COMPRESS_FROM = 1024  # bytes; below this, compression saves little and costs a call
 SPLICE_FROM = 64  # characters; a shorter string is cheaper kept as bytes
 
 
-def _pack(body: bytes, decoded: Any = None) -> bytes | _Compressed | _Spliced:
-    if len(body) < COMPRESS_FROM:
-        return body
-    spliced = _splice(body, decoded) if decoded is not None else None
+def _pack(body: bytes, decoded: Any = None) -> bytes | _Compressed | Spliced:
+    # Even a one-message body is mostly its content, which the store keeps too.
+    spliced = _splice(body, decoded) if decoded is not None and len(body) > SPLICE_FROM else None
     if spliced is not None:
         return spliced
+    if len(body) < COMPRESS_FROM:
+        return body
     packed = zlib.compress(body, 1)
     return _Compressed(packed) if len(packed) < len(body) else body
 
 
-def _splice(body: bytes, decoded: Any) -> _Spliced | None:
+def _splice(body: bytes, decoded: Any) -> Spliced | None:
     """``body`` with its long decoded strings cut out; None when it holds none as sent.
 
     A string is found by its JSON encoding with ``ensure_ascii=False``, as httpx and
     the official SDK send it; one sent with other escapes simply stays in the bytes.
-    The bytes between strings recur (a batch's messages share their keys and authors),
-    so equal pieces of one body are kept as one object.
+    The bytes between strings recur (a batch's messages share their keys and authors,
+    and requests to one session their framing), so equal short pieces are kept as one
+    object (:data:`_PIECES`).
     """
     if type(decoded) is not dict and type(decoded) is not list:
         return None
@@ -159,7 +160,6 @@ def _splice(body: bytes, decoded: Any) -> _Spliced | None:
     except RecursionError:  # nested deeper than a walk can go: the body is compressed
         return None
     pieces: list[bytes | str] = []
-    between: dict[bytes, bytes] = {}
     start = 0
     # ``decoded`` is this body's JSON, and JSON escapes all start with a backslash:
     # without one in the body, no string in it holds a character that needs escaping,
@@ -170,13 +170,30 @@ def _splice(body: bytes, decoded: Any) -> _Spliced | None:
         at = _find(body, encoded, start) if encoded is not None else -1
         if at < 0:
             continue
-        piece = body[start:at]
-        pieces += (between.setdefault(piece, piece), text)
+        pieces += (_shared_piece(body[start:at]), text)
         start = at + len(encoded)  # type: ignore[arg-type]  # found, so not None
     if not pieces:
         return None
-    pieces.append(body[start:])
-    return _Spliced(tuple(pieces))
+    pieces.append(_shared_piece(body[start:]))
+    return tuple(pieces)
+
+
+_PIECES: dict[bytes, bytes] = {}
+"""Short pieces of journaled bodies, one object each (emptied when it reaches
+``SHARED_PIECES``, so it stays small however varied the bodies)."""
+SHARED_PIECES = 4096
+SHARED_PIECE_SIZE = 256  # bytes; a longer piece is rarely repeated
+
+
+def _shared_piece(piece: bytes) -> bytes:
+    if len(piece) > SHARED_PIECE_SIZE:
+        return piece
+    found = _PIECES.get(piece)
+    if found is None:
+        if len(_PIECES) >= SHARED_PIECES:
+            _PIECES.clear()
+        found = _PIECES[piece] = piece
+    return found
 
 
 def _find(body: bytes, encoded: bytes, start: int) -> int:
@@ -311,8 +328,8 @@ class JournalMiddleware:
             recorded = True
             self.journal.append(
                 JournalEntry(
-                    scope["method"],
-                    scope["path"],
+                    sys.intern(scope["method"]),
+                    sys.intern(scope["path"]),  # one str each for the many alike requests
                     scope["query_string"].decode("latin-1"),
                     body,
                     status,

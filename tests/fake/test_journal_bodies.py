@@ -53,7 +53,7 @@ def test_stored_content_is_not_held_twice(fake: FakeHoncho) -> None:
     with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
         client.post(PATH, json=_batch(LONG * 3 + "one", LONG * 3 + "two"))
     rows = sorted(fake.store.rows("messages"), key=lambda row: row["_seq"])
-    kept = [piece for piece in fake.requests[-1]._packed.pieces if isinstance(piece, str)]
+    kept = [piece for piece in fake.requests[-1]._packed if isinstance(piece, str)]
     assert [id(text) for text in kept] == [id(row["content"]) for row in rows]
 
 
@@ -77,7 +77,7 @@ def test_the_bytes_between_strings_are_kept_once_per_body(fake: FakeHoncho) -> N
     """A batch's messages repeat the same keys between their contents."""
     with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
         client.post(PATH, json=_batch(*(f"{i} {LONG}" for i in range(6))))
-    pieces = fake.requests[-1]._packed.pieces
+    pieces = fake.requests[-1]._packed
     between = [piece for piece in pieces[1:-1] if isinstance(piece, bytes)]
     assert len(between) == 5
     assert len({id(piece) for piece in between}) == 1
@@ -90,3 +90,17 @@ def test_a_body_nested_deeper_than_the_recursion_limit_is_kept_exactly() -> None
     for _ in range(depth):
         decoded = [decoded]
     assert JournalEntry("POST", PATH, "", raw, 201, decoded=decoded).body == raw
+
+
+def test_one_message_bodies_keep_their_content_by_reference(fake: FakeHoncho) -> None:
+    """Agents often write a message per request: the journal must not hold it twice."""
+    with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
+        sent = [
+            client.post(PATH, json=_batch(text)).request.content
+            for text in ("first " + LONG[:200], "second " + LONG[:200])
+        ]
+    first, second = fake.requests[-2:]
+    assert [first.body, second.body] == sent
+    rows = sorted(fake.store.rows("messages"), key=lambda row: row["_seq"])
+    assert [id(first._packed[1]), id(second._packed[1])] == [id(row["content"]) for row in rows]
+    assert first._packed[0] is second._packed[0]  # the same framing, one object
