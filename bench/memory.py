@@ -18,7 +18,7 @@ from collections.abc import Callable
 from bench.corpus import conversation
 from bench.harness import Settings
 from bench.report import Table, fmt_bytes, fmt_ratio, verdict
-from bench.workload import WORKSPACE, check, new_fake, seed_messages, transport_client
+from bench.workload import PEERS, WORKSPACE, check, new_fake, seed_messages, transport_client
 
 MAX_RATIO = 3.0
 
@@ -38,6 +38,30 @@ def _freed(forget: Callable[[], None]) -> int:
     forget()
     gc.collect()
     return before - tracemalloc.get_traced_memory()[0]
+
+
+SINGLE_WRITES = 2_000
+
+
+def _journal_of_single_writes(contents: tuple[str, ...]) -> tuple[int, int]:
+    """(journal bytes, raw content bytes) after writing ``contents`` a message per request,
+    as an agent turn often does (each request's own framing is journaled per message)."""
+    raw = sum(len(content.encode()) for content in contents)
+    tracemalloc.start()
+    try:
+        fake = new_fake()
+        try:
+            path = f"/v3/workspaces/{WORKSPACE}/sessions/one-by-one/messages"
+            with transport_client(fake) as client:
+                for index, content in enumerate(contents):
+                    message = {"peer_id": PEERS[index % 2], "content": content}
+                    check(client.post(path, json={"messages": [message]}))
+            gc.collect()
+            return _freed(fake.requests.clear), raw
+        finally:
+            fake.close()
+    finally:
+        tracemalloc.stop()
 
 
 def run(settings: Settings) -> list[Table]:
@@ -101,6 +125,15 @@ def run(settings: Settings) -> list[Table]:
     # vocabulary dominates, so quick mode reports the figure without a verdict.
     judged = None if settings.quick else peak / raw < MAX_RATIO
     row("peak while loading", peak, f"< {MAX_RATIO:.0f}x at 100,000", judged)
+    single, single_raw = _journal_of_single_writes(contents[:SINGLE_WRITES])
+    table.add(
+        f"request journal, a message per request ({SINGLE_WRITES:,})",
+        fmt_bytes(single),
+        fmt_bytes(single / SINGLE_WRITES),
+        fmt_ratio(single / single_raw),
+        "-",
+        verdict(None),
+    )
     table.notes += [
         "tracemalloc peak of everything the fake allocates (rows, indexes, deriver queue, "
         "request journal, render memo), loaded in batches of 100 through fake.transport(), "
@@ -109,7 +142,8 @@ def run(settings: Settings) -> list[Table]:
         "Each part is the memory that forgetting it gives back, in the order listed; the rows "
         "include their content (shared with the journal), ids, timestamps and counts.",
         "The journal (fake.requests) keeps every request body by default; "
-        "FakeHoncho(journal_limit=N) bounds it.",
+        "FakeHoncho(journal_limit=N) bounds it. Its last row is measured apart: the first "
+        f"{SINGLE_WRITES:,} messages written one per request to one session.",
     ]
     if settings.quick:
         table.notes.append("Quick mode: 5,000 messages; the target is set for 100,000.")
