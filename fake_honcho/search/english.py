@@ -184,7 +184,7 @@ STOP_WORDS = frozenset(
 _stemmer = Stemmer.Stemmer("english")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def _stem(word: str) -> str | None:
     """``english_stem`` of an already lower-cased word (None: a stop word)."""
     if word in STOP_WORDS:
@@ -209,7 +209,9 @@ def _lexeme(kind: str, token: str) -> tuple[bool, str | None]:
     return False, None
 
 
-_CACHE_LIMIT = 200_000
+# Entries each cache keeps before it starts over: enough for a conversation's working
+# vocabulary, small beside the messages (an entry costs ~150-200 bytes).
+_CACHE_LIMIT = 32_768
 _by_chunk: dict[tuple[str, bool], tuple[str | None, ...]] = {}
 
 

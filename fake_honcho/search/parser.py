@@ -18,7 +18,6 @@ text first, where that cannot change the result:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from fake_honcho.search.chars import ALNUM, ALPHA, DIGIT, SPACE, SPECIAL, XDIGIT, classes
 from fake_honcho.search.grammar import (
@@ -228,11 +227,12 @@ def _after_blank(chunk: str) -> str:
     return ""
 
 
-@lru_cache(maxsize=32768)
 def chunk_tokens(chunk: str, after_blank: bool) -> tuple[Token, ...]:
     """The non-blank tokens of one whitespace-free chunk of a text without ``<``.
 
     ``after_blank``: the chunk follows whitespace (any chunk but a text's first).
+    Not cached here: indexing caches each chunk's lexemes (``english``), which is
+    what repeats.
     """
     if after_blank:
         chunk = _after_blank(chunk)
