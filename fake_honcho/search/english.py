@@ -248,6 +248,16 @@ def _run_lexeme(run: str) -> str | None:
     return lexeme
 
 
+def run_lexeme(run: str) -> str | None:
+    """The lexeme a lower-cased ASCII letter or digit run indexes as on its own (None:
+    a stop word, or a run of another kind, whose token the parser alone can tell)."""
+    if not run.isascii() or not run.isalnum():
+        return None
+    if run.isalpha():
+        return _stem(run)
+    return run if run.isdigit() else None
+
+
 def _stream(text: str) -> list[str | None]:
     """The lexeme (or None for a stop word) at each position 1, 2, ... of ``text``."""
     runs = simple_runs(text)

@@ -171,15 +171,17 @@ class SearchIndex:
         lexemes = index.lexemes
         vector = to_tsvector(content)
         self.messages.has_lexemes[seq] = 1 if vector else 0
+        runs = set(_PIECE.findall(pg_lower(content)))
+        index.vocabulary.settle(runs, vector)
+        fresh: dict[str, array[int]] = {}
         for lexeme, positions in vector.items():
             found = lexemes.get(lexeme)
             if found is None:
                 found = lexemes[lexeme] = _Occurrences()
+                fresh[lexeme] = found.seqs
             found.seqs.extend([seq] * len(positions))
             found.positions.extend(positions)
-        vocabulary = index.vocabulary
-        for run in _PIECE.findall(pg_lower(content)):
-            vocabulary.add(run, seq)
+        index.vocabulary.add(seq, runs, fresh)
 
     def _rebuild(self) -> None:
         self.workspaces.clear()

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, insort
+from collections.abc import Collection, Mapping
+
+from fake_honcho.search.english import run_lexeme
 
 _CACHE_LIMIT = 1024
 _SLICE = 3
@@ -31,23 +34,57 @@ def _slices(text: str, size: int = _SLICE) -> set[str]:
 class Vocabulary:
     """Every run seen, the sequence numbers of the messages holding it, and its orders."""
 
-    __slots__ = ("_by_end", "_by_start", "_cache", "_slices", "_words", "runs")
+    __slots__ = (
+        "_aliases",
+        "_by_end",
+        "_by_start",
+        "_cache",
+        "_claims",
+        "_slices",
+        "_words",
+        "runs",
+    )
 
     def __init__(self) -> None:
-        self.runs: dict[str, array[int]] = {}  # run -> sequence numbers holding it, ascending
+        # run -> sequence numbers holding it, ascending (an alias's may repeat)
+        self.runs: dict[str, array[int]] = {}
+        self._aliases: dict[str, str] = {}  # run -> the lexeme whose occurrences it shares
+        self._claims: dict[str, str] = {}  # lexeme -> the run sharing its occurrences
         self._words: list[str] = []  # the runs in arrival order: the others hold numbers
         self._by_start: list[str] = []  # the runs, sorted
         self._by_end: list[str] = []  # the runs reversed, sorted
         self._slices: dict[str, array[int]] = {}
         self._cache: dict[tuple[str, bool, bool], list[str]] = {}
 
-    def add(self, run: str, seq: int) -> None:
-        holders = self.runs.get(run)
-        if holders is None:
-            holders = self.runs[run] = array("I")
-            self._file(run)
-        if not holders or holders[-1] != seq:
-            holders.append(seq)
+    def settle(self, runs: Collection[str], lexemes: Collection[str]) -> None:
+        """Before a message's occurrences are added: end the aliases it breaks (a run
+        without its lexeme, or the lexeme without its run)."""
+        aliases, claims = self._aliases, self._claims
+        broken = [run for run in runs if run in aliases and aliases[run] not in lexemes]
+        broken += [claims[word] for word in lexemes if word in claims and claims[word] not in runs]
+        for run in broken:
+            if run in aliases:
+                del claims[aliases.pop(run)]
+                self.runs[run] = array("I", dict.fromkeys(self.runs[run]))
+
+    def add(self, seq: int, runs: Collection[str], fresh: Mapping[str, array[int]]) -> None:
+        """Message ``seq``'s distinct runs; ``fresh``: the lexemes it is the first to hold,
+        with their occurrences' sequence numbers (a new run whose lexeme is one of them
+        shares that array for as long as the two keep occurring together)."""
+        for run in runs:
+            holders = self.runs.get(run)
+            if holders is None:
+                self._file(run)
+                lexeme = run_lexeme(run)
+                shared = fresh.get(lexeme) if lexeme is not None else None
+                if lexeme is not None and shared is not None and lexeme not in self._claims:
+                    self.runs[run] = shared
+                    self._aliases[run] = lexeme
+                    self._claims[lexeme] = run
+                else:
+                    self.runs[run] = array("I", (seq,))
+            elif run not in self._aliases:
+                holders.append(seq)
 
     def _file(self, run: str) -> None:
         number = len(self._words)
