@@ -15,9 +15,12 @@ the divergence register's ``search-tie-order``.)
 
 Per workspace the index keeps, for every lexeme, its occurrences (message sequence
 number and position, in message order), which give both the ``@@`` match and the rank;
-and, for the ``ILIKE`` leg, the lower-cased runs of letters and digits of each message:
-the messages that can contain ``q`` hold, for each run of ``q``, a run containing it
-(at the run's start or end where ``q`` continues past it), then the text confirms.
+and, for the ``ILIKE`` leg, the lower-cased runs of letters and digits of each message
+(:mod:`.vocabulary`): the messages that can contain ``q`` hold, for each run of ``q``, a
+run containing it (at the run's start or end where ``q`` continues past it); a ``q``
+of one run is exactly those, a longer one is confirmed on the text. Sort keys are
+single ints (rank bits over recency), and :func:`.pgsort.first` replays the server's
+sort only when a tie reaches the rows returned.
 
 New messages wait in a pending list and are indexed on the next search (most suites
 write far more than they search); like a GIN pending list it has a size limit
