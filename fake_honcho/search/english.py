@@ -312,7 +312,7 @@ def plainto_tsquery(text: str) -> tuple[str, ...]:
     Empty when the text holds only stop words or nothing indexable; such a query matches
     no document (the server notes "text-search query doesn't contain lexemes").
     """
-    return tuple(lexeme for lexeme, _ in lexemes(text))
+    return tuple(lexeme for lexeme in _stream(text) if lexeme is not None)
 
 
 def terms(text: str) -> list[str]:

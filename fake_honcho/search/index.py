@@ -259,13 +259,16 @@ class SearchIndex:
 
     def _with_lexemes(self, index: _WorkspaceIndex, wanted: tuple[str, ...]) -> set[int]:
         """``to_tsvector(content) @@ plainto_tsquery(q)``: every lexeme present."""
-        postings = [index.lexemes.get(lexeme) for lexeme in set(wanted)]
-        if any(posting is None for posting in postings):
-            return set()
-        ordered = sorted((p for p in postings if p is not None), key=lambda p: len(p.seqs))
-        found = set(ordered[0].seqs)
-        for posting in ordered[1:]:
-            seqs = posting.seqs
+        lexemes = index.lexemes
+        postings: list[array[int]] = []
+        for lexeme in set(wanted):
+            posting = lexemes.get(lexeme)
+            if posting is None:
+                return set()
+            postings.append(posting.seqs)
+        postings.sort(key=len)
+        found = set(postings[0])
+        for seqs in postings[1:]:
             if len(found) * 16 > len(seqs):
                 found.intersection_update(seqs)
             else:
