@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fake_honcho.message_index import MessageIndex
+from fake_honcho.message_index import LIST_UNTIL, MessageIndex
 from fake_honcho.state import Store
 
 
@@ -39,3 +39,21 @@ def test_deletes_in_any_order_and_a_rebuilt_index_agrees() -> None:
         store.delete("messages", mid)
     assert list(index.session_ids("w", "s")) == []
     assert index.by_workspace == {}
+
+
+def test_a_long_session_keeps_its_order_across_the_switch_to_a_deque() -> None:
+    """Short sessions hold a list (a deque costs ~700 B however few ids it holds)."""
+    store = Store()
+    index = MessageIndex(store)
+    count = LIST_UNTIL + 5
+    for seq in range(1, count + 1):
+        _put(store, seq, "long", "a")
+    _put(store, count + 1, "short", "a")
+    expected = [f"m{seq}" for seq in range(1, count + 1)]
+    assert list(index.session_ids("w", "long")) == expected
+    assert type(index.session_ids("w", "short")) is list
+    assert type(index.session_ids("w", "long")) is not list
+    for seq in range(1, count + 1):  # deleted oldest first, as a session deletion does
+        store.delete("messages", f"m{seq}")
+    assert list(index.session_ids("w", "long")) == []
+    assert list(index.session_ids("w", "short")) == [f"m{count + 1}"]
