@@ -18,11 +18,13 @@ reimplementation of those algorithms' steps, so a tie comes back where the serve
 from __future__ import annotations
 
 from collections.abc import Sequence
+from heapq import nsmallest
 from itertools import compress, islice, pairwise, repeat
 from operator import lt
 from typing import TypeVar
 
 K = TypeVar("K")
+_SORT_ALL = 256  # rows up to which sorting them all beats picking the smallest
 
 
 def top(keys: Sequence[K], limit: int) -> list[int]:
@@ -49,7 +51,11 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
     keys are equal (then which of them comes first, or makes the cut, is the sort's
     doing), so only then are the server's steps replayed.
     """
-    order = sorted(range(len(keys)), key=keys.__getitem__)  # type: ignore[arg-type]
+    rows = range(len(keys))
+    if len(keys) > _SORT_ALL:  # the few smallest, without sorting the rest (ties by row)
+        order = nsmallest(taken + 1, rows, key=keys.__getitem__)  # type: ignore[arg-type]
+    else:
+        order = sorted(rows, key=keys.__getitem__)  # type: ignore[arg-type]
     head = [keys[row] for row in order[: taken + 1]]
     if all(a < b for a, b in pairwise(head)):  # type: ignore[operator]
         return order[:taken]

@@ -27,3 +27,13 @@ def test_distinct_keys_take_the_shortcut_and_ties_the_replay() -> None:
     keys = [5, 3, 3, 3, 3, 3, 3, 3, 1]
     assert first(keys, 4, 2) == top(keys, 4)[:2]
     assert first([4, 2, 9, 1], 2, 2) == [3, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    keys=st.lists(st.integers(min_value=0, max_value=40), min_size=257, max_size=600),
+    limit=st.integers(min_value=1, max_value=30),
+)
+def test_many_rows_pick_the_smallest_without_sorting_them_all(keys: list[int], limit: int) -> None:
+    assert first(keys, limit, limit) == top(keys, limit)[:limit]
+    assert first(sorted(set(keys)), limit, limit) == list(range(min(limit, len(set(keys)))))
