@@ -237,6 +237,13 @@ def _probe_card_without_dream(client: httpx.Client, workspace: str) -> Any:
     return client.get(f"/v3/workspaces/{workspace}/peers/alice/card").json().get("peer_card")
 
 
+def _probe_lone_surrogate(client: httpx.Client, workspace: str) -> Any:
+    body = '{"messages": [{"peer_id": "alice", "content": "tea \\ud800"}]}'
+    route = f"/v3/workspaces/{workspace}/sessions/s1/messages"
+    sent = client.post(route, content=body, headers={"content-type": "application/json"})
+    return sent.status_code
+
+
 # -- the register -------------------------------------------------------------------------
 
 _SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
@@ -264,6 +271,25 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=422,
         real_result=500,
         affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
+    ),
+    Divergence(
+        id="real-lone-surrogate-500",
+        kind="real-bug",
+        summary="a lone surrogate in a JSON string (\\ud800) is a 500, not a 422",
+        real=(
+            "answers 500 {'detail': 'An unexpected error occurred'}: the 422 pydantic gives a "
+            "string field (string_unicode) echoes the input, which the error response cannot "
+            "encode as UTF-8, and in metadata the row cannot be stored"
+        ),
+        fake=(
+            "422 with pydantic's string_unicode item, the input sent back as \\ud800 (ASCII "
+            "escapes for that response only); in metadata the value is stored and echoed"
+        ),
+        reason="a bad request is never a 500 on the fake",
+        evidence=f"measured on {_SOURCE} for message content, metadata and a peer id",
+        probe=_probe_lone_surrogate,
+        fake_result=422,
+        real_result=500,
     ),
     Divergence(
         id="real-clone-cross-workspace",

@@ -16,6 +16,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from fake_honcho.wire import JSONBody
+
 logger = logging.getLogger("fake_honcho")
 
 Loc = tuple[str | int, ...]
@@ -90,7 +92,8 @@ def not_found(detail: str) -> HonchoError:
 
 async def _honcho_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HonchoError)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+    # JSONBody, not JSONResponse: a 422 may echo a lone surrogate the client sent.
+    return JSONBody({"detail": exc.detail}, status_code=exc.status)
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:

@@ -33,6 +33,7 @@ __all__ = ["JSONBody", "PublicRows", "dumps", "plain", "public"]
 # bookkeeping: payloads are trees built from stored JSON rows.
 _STANDARD = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _escape = json.encoder.encode_basestring  # the string encoding those options use
+_ESCAPED = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
 def _build_encoder() -> Callable[[Any], str]:
@@ -113,9 +114,16 @@ def _holds_rows(value: dict[Any, Any]) -> bool:
 
 
 def dumps(value: Any) -> bytes:
-    """``value`` as ``JSONResponse`` renders ``plain(value)``, without building that copy."""
+    """``value`` as ``JSONResponse`` renders ``plain(value)``, without building that copy.
+
+    A lone surrogate (JSON allows ``"\\ud800"``) has no UTF-8 form, so a payload holding
+    one, which ``JSONResponse`` cannot render at all, is sent with ASCII escapes.
+    """
     parts: list[bytes] = []
-    _write(value, parts)
+    try:
+        _write(value, parts)
+    except UnicodeEncodeError:
+        return _ESCAPED.encode(plain(value)).encode()
     return b"".join(parts)
 
 
