@@ -56,13 +56,16 @@ class RenderMemo:
             found.append(entry[1] if entry is not None and entry[0] is row else None)
         return found
 
-    def keep(self, row: Row, rendered: bytes) -> None:
-        message_id = row["id"]
+    def keep(self, rendered: Iterable[tuple[Row, bytes]]) -> None:
+        """Keep each row's JSON (a response's rows at once: one lock, one bound)."""
         with self._lock:
             entries = self._entries
-            replaced = entries.pop(message_id, None)
-            size = self._size + len(rendered) - (0 if replaced is None else len(replaced[1]))
-            entries[message_id] = (row, rendered)
+            size = self._size
+            for row, json in rendered:
+                message_id = row["id"]
+                replaced = entries.pop(message_id, None)
+                size += len(json) - (0 if replaced is None else len(replaced[1]))
+                entries[message_id] = (row, json)
             if size > MEMO_FLOOR or size > self.limit:  # else within bounds: skip computing it
                 bound = self.bound
                 while size > bound:

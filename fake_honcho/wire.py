@@ -148,26 +148,27 @@ def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) ->
         return
     kept = memo.rendered(rows) if memo is not None else [None] * len(rows)
     repeated: dict[Any, tuple[bytes, bytes]] = {}  # rendered parts that recur row after row
+    fresh: list[tuple[Row, bytes]] = []  # message rows rendered now, for the memo
     separator = b"["
     for row, rendered in zip(rows, kept, strict=True):
-        parts += (separator, rendered or _render(row, repeated, memo))
+        if rendered is None:
+            rendered = _message_json(row, repeated) if _is_message(row) else None
+            if rendered is None:
+                rendered = _encode(public(row)).encode()
+            else:
+                fresh.append((row, rendered))
+        parts += (separator, rendered)
         separator = b","
     parts.append(b"]")
+    if memo is not None and fresh:
+        memo.keep(fresh)
 
 
-def _render(row: Row, repeated: dict[Any, tuple[bytes, bytes]], memo: RenderMemo | None) -> bytes:
-    """A row's JSON: a message's from its layout (kept in ``memo``), any other the generic way."""
+def _is_message(row: Row) -> bool:
+    """Whether ``row``'s keys are a message's, in :data:`MESSAGE_FIELDS` order."""
     keys = tuple(row)
     is_message = _layouts.get(keys)
-    if is_message is None:
-        is_message = _learn_layout(keys)
-    if is_message:
-        rendered = _message_json(row, repeated)
-        if rendered is not None:
-            if memo is not None:
-                memo.keep(row, rendered)
-            return rendered
-    return _encode(public(row)).encode()
+    return _learn_layout(keys) if is_message is None else is_message
 
 
 _layouts: dict[tuple[Any, ...], bool] = {}

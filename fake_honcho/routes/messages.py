@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
@@ -18,7 +18,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond, strip_nul
+from fake_honcho.endpoint import (
+    body_bytes,
+    check_metadata,
+    fake_of,
+    holds_escapes,
+    public,
+    read_body,
+    respond,
+    strip_nul,
+)
 from fake_honcho.errors import (
     HonchoError,
     RequestValidationError,
@@ -60,8 +69,14 @@ async def create(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "MessageBatchCreate")
+    raw = await body_bytes(request)
+    # A body without \u00XX escapes holds NUL nowhere and "<|" only as those bytes.
+    literal = not holds_escapes(raw)
+    scan = _Scan(strip=not literal, special=not literal or b"<|" in raw)
     try:
-        drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
+        drafts = [
+            _draft(item, ("body", "messages", i), scan) for i, item in enumerate(body["messages"])
+        ]
     except RequestValidationError:  # pydantic reports every message's errors, not the first
         raise RequestValidationError(
             [
@@ -80,11 +95,24 @@ def _created(request: Request, fake: FakeHoncho, rows: list[Row]) -> Response:
     return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
 
 
-def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
+class _Scan(NamedTuple):
+    """What a message's strings need looking for, as the raw body tells."""
+
+    strip: bool  # NULs to strip (content and metadata)
+    special: bool  # special tokens to refuse
+
+
+_FULL_SCAN = _Scan(strip=True, special=True)
+
+
+def _draft(item: dict[str, Any], loc: tuple[Any, ...], scan: _Scan = _FULL_SCAN) -> dict[str, Any]:
     created_at = item.get("created_at")
-    content = strip_nul(item["content"])
-    metadata = check_metadata(item.get("metadata"), (*loc, "metadata")) or NO_METADATA
-    refused = special_token_error(content)  # Honcho's tiktoken encode() raises on these
+    content = strip_nul(item["content"]) if scan.strip else item["content"]
+    metadata = (
+        check_metadata(item.get("metadata"), (*loc, "metadata"), strip=scan.strip) or NO_METADATA
+    )
+    # Honcho's tiktoken encode() raises on these
+    refused = special_token_error(content) if scan.special else None
     if refused is not None:
         raise value_error(loc, refused, item)
     return {
@@ -129,6 +157,9 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
 
 def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
     """Write ``drafts`` with the cascade; everything is checked before the first write."""
+    # Counted back to back, outside the lock: interleaved with the rest of the write,
+    # each count runs with the tokenizer's tables out of the CPU cache (half as fast).
+    counts = [token_count(draft["content"]) for draft in drafts]
     index = message_index(fake.store)
     authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
     with fake.store.lock:
@@ -147,7 +178,7 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         stamp = now(fake)
         in_session = len(index.session_ids(ws, sid))
         rows = []
-        for offset, draft in enumerate(drafts, start=1):
+        for offset, (draft, count) in enumerate(zip(drafts, counts, strict=True), start=1):
             mid = fake.new_id()
             row = message_row(  # in MESSAGE_KEYS order
                 mid,
@@ -157,7 +188,7 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
                 ws,  # workspace_id
                 draft["metadata"],
                 draft["created_at"] or stamp,
-                token_count(draft["content"]),
+                count,
                 index.next_seq(),  # _seq
                 in_session + offset,  # _seq_in_session
             )

@@ -7,10 +7,15 @@ import json
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
+from fake_honcho.endpoint import decode_json
+from fake_honcho.errors import RequestValidationError
 
 PEERS = "/v3/workspaces/w1/peers"
+MESSAGES = "/v3/workspaces/w1/sessions/s1/messages"
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32"])
@@ -46,3 +51,106 @@ def test_the_core_app_without_the_journal_still_reads_bodies(fake: FakeHoncho) -
     response = asyncio.run(post())
     assert response.status_code == 201
     assert len(fake.requests) == 0
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(codec="utf-8")),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+JSONISH_BYTES = st.lists(
+    st.sampled_from(
+        [
+            b"{",
+            b"}",
+            b"[",
+            b"]",
+            b",",
+            b":",
+            b'"',
+            b"\\",
+            b"u",
+            b"d800",
+            b"0",
+            b"1",
+            b"-",
+            b".",
+            b"e",
+            b"+",
+            b" ",
+            b"\t",
+            b"\n",
+            b"\x00",
+            b"\x01",
+            b"\xff",
+            b"\xef\xbb\xbf",
+            b"a",
+            b"NaN",
+            b"Infinity",
+            b"true",
+            b"null",
+            b"\xc3\xa9",
+        ]
+    ),
+    max_size=14,
+).map(b"".join)
+
+
+def _loaded(raw: bytes) -> object:
+    """json.loads(raw), or the error type it raises (UnicodeDecodeError is a ValueError)."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return ValueError
+
+
+def _decoded(raw: bytes) -> object:
+    try:
+        return decode_json(raw)
+    except RequestValidationError:
+        return ValueError
+
+
+@settings(max_examples=300)
+@given(value=JSON_VALUES, ascii_only=st.booleans(), spaced=st.booleans())
+def test_bodies_decode_to_what_json_loads_gives(
+    value: object, ascii_only: bool, spaced: bool
+) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=None if spaced else (",", ":"))
+    assert decode_json(text.encode()) == json.loads(text)
+
+
+@settings(max_examples=500)
+@given(raw=JSONISH_BYTES)
+def test_the_fast_parser_accepts_nothing_json_loads_refuses(raw: bytes) -> None:
+    # repr, so that NaN equals NaN and 0 is not taken for False.
+    assert repr(_decoded(raw)) == repr(_loaded(raw))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'"\\ud800"', b"[" * 300 + b"]" * 300, b"\xef\xbb\xbf{}", b'{"a": 1, "a": 2}', b"1e400"],
+)
+def test_bodies_the_fast_parser_refuses_are_json_loads_s_to_decide(raw: bytes) -> None:
+    assert repr(_decoded(raw)) == repr(_loaded(raw))
+
+
+def test_escaped_nul_and_special_tokens_are_found_in_a_batch(client: httpx.Client) -> None:
+    # Sent with ASCII escapes (json.dumps' default), so only the raw body's \u00XX shows them.
+    ok = json.dumps(
+        {"messages": [{"peer_id": "a", "content": "x\u0000y", "metadata": {"k\u0000": "v\u0000"}}]}
+    )
+    response = client.post(MESSAGES, content=ok.encode())
+    assert response.status_code == 201, response.text
+    assert response.json()[0]["content"] == "xy"
+    assert response.json()[0]["metadata"] == {"k": "v"}
+    refused = json.dumps({"messages": [{"peer_id": "a", "content": "\u003c|endoftext|>"}]})
+    response = client.post(MESSAGES, content=refused.replace("<", "\\u003c").encode())
+    assert response.status_code == 422, response.text
+    assert "disallowed special token" in response.json()["detail"][0]["msg"]
