@@ -27,6 +27,6 @@ def utc_now() -> datetime:
 
 def isoformat(moment: datetime) -> str:
     """ISO-8601 UTC with ``Z``, microseconds only when non-zero, as Honcho serialises."""
-    moment = moment.astimezone(UTC)
-    text = moment.replace(tzinfo=None).isoformat()
-    return text + "Z"
+    if moment.tzinfo is not UTC:  # converting a UTC time only copies it
+        moment = moment.astimezone(UTC)
+    return moment.isoformat()[:-6] + "Z"  # "+00:00" off: quicker than a naive copy

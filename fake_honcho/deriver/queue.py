@@ -431,30 +431,32 @@ def status_tally(shared: Row, columns: Columns, index: int) -> Tally | None:
     one unit per observer, contiguous per message; the message's last one stands for
     the item, so the item completes when its last observer is done.
     """
-    task_type = columns["task_type"][index]
-    if task_type != "representation":
-        observer = columns["observer"][index]
-    else:
-        follows = index + 1
-        if (
-            follows < len(columns["task_type"])
-            and columns["task_type"][follows] == "representation"
-            and columns["message_id"][follows] == columns["message_id"][index]
-        ):
-            return None
-        observer = None
-    return (shared["session_id"], shared["session_uid"], observer, columns["observed"][index])
+    return next(iter(status_tallies(shared, columns, index, index + 1)), None)
 
 
 def status_tallies(
     shared: Row, columns: Columns, start: int = 0, stop: int | None = None
 ) -> dict[Tally, int]:
-    """How many status items the units in ``[start:stop]`` make, per tally."""
+    """How many status items the units in ``[start:stop]`` make, per tally (one loop: a
+    message write counts each of its units)."""
+    task_types, message_ids = columns["task_type"], columns["message_id"]
+    observers, observed = columns["observer"], columns["observed"]
+    session, session_uid = shared["session_id"], shared["session_uid"]
+    units = len(task_types)
     counts: dict[Tally, int] = {}
-    for index in range(start, len(columns["task_type"]) if stop is None else stop):
-        tally = status_tally(shared, columns, index)
-        if tally is not None:
-            counts[tally] = counts.get(tally, 0) + 1
+    for index in range(start, units if stop is None else stop):
+        if task_types[index] != "representation":
+            tally = (session, session_uid, observers[index], observed[index])
+        else:
+            follows = index + 1
+            if (
+                follows < units
+                and task_types[follows] == "representation"
+                and message_ids[follows] == message_ids[index]
+            ):
+                continue  # the message's last representation unit stands for its item
+            tally = (session, session_uid, None, observed[index])
+        counts[tally] = counts.get(tally, 0) + 1
     return counts
 
 
