@@ -8,29 +8,41 @@ so the route it picks is the first one Starlette's scan would fully match. Anyth
 it does not answer itself (no full match, so a 404, a 405 or a slash redirect; a
 ``root_path``; a path ending in a newline, which a ``$`` anchor tolerates) goes to
 Starlette's own scan, so every answer other than the hit is Starlette's.
+
+A hit whose route is Starlette's ``request_response`` around a coroutine endpoint
+(every route of the fake) calls the endpoint directly (:func:`_serve`): the same
+``Request``, the same exception handling, without the three closures and calls
+Starlette builds around it per request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from starlette.routing import BaseRoute, Route, Router
+from starlette._exception_handler import wrap_app_handling_exceptions
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["DispatchRouter", "RoutedShortcut"]
 
 Table = dict[tuple[str, int], list["_Shape"]]
+Found = tuple["_Shape", dict[str, str]]
 
 
 class _Shape:
     """A route's path as segments: literal ones compared as strings, ``{name}`` ones taken."""
 
-    __slots__ = ("literals", "literals_at", "names", "params_at", "route")
+    __slots__ = ("endpoint", "literals", "literals_at", "names", "params_at", "route")
 
     def __init__(self, route: Route, segments: list[str]) -> None:
         self.route = route
+        self.endpoint = _plain_endpoint(route)
         literal = [i for i, segment in enumerate(segments) if not _is_param(segment)]
         params = [i for i, segment in enumerate(segments) if _is_param(segment)]
         # Segment 0 is always the literal "" before the leading slash; adding it keeps
@@ -48,6 +60,73 @@ class _Shape:
         if not all(values):  # a parameter matches one or more characters
             return None
         return dict(zip(self.names, values, strict=True))
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+async def _probe(request: Request) -> Response:  # pragma: no cover - never called
+    raise AssertionError
+
+
+_REQUEST_RESPONSE = request_response(_probe).__code__  # type: ignore[attr-defined]
+_STARTED = "Caught handled exception, but response already started."  # Starlette's words
+
+
+def _plain_endpoint(route: Route) -> Endpoint | None:
+    """The route's endpoint if its app is exactly Starlette's ``request_response`` of it
+    (a coroutine function, no route middleware), which :func:`_serve` stands in for."""
+    app, endpoint = route.app, route.endpoint
+    if getattr(app, "__code__", None) is not _REQUEST_RESPONSE:
+        return None
+    if not inspect.iscoroutinefunction(endpoint):
+        return None
+    if inspect.getclosurevars(app).nonlocals.get("f") is not endpoint:
+        return None
+    return endpoint
+
+
+async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send) -> None:
+    """What ``request_response(endpoint)`` does, without its closures per request.
+
+    The endpoint's exceptions, and responses other than a plain :class:`Response`
+    (streams), go through Starlette's own exception wrapper. A plain response sends its
+    start before anything in it can fail, so a failure there is what the wrapper makes
+    of an exception after the start: re-raised, as a ``RuntimeError`` when a handler
+    would have taken it.
+    """
+    request = Request(scope, receive, send)
+    try:
+        response = await endpoint(request)
+    except Exception as error:
+        failed = error
+    else:
+        if type(response).__call__ is not Response.__call__:
+            await wrap_app_handling_exceptions(response, request)(scope, receive, send)
+            return
+        try:
+            await response(scope, receive, send)
+        except Exception as error:
+            if _handles(scope, error):
+                raise RuntimeError(_STARTED) from error
+            raise
+        return
+    await wrap_app_handling_exceptions(_raising(failed), request)(scope, receive, send)
+
+
+def _raising(error: Exception) -> ASGIApp:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        raise error
+
+    return app
+
+
+def _handles(scope: Scope, error: Exception) -> bool:
+    """Whether the scope's exception handlers (as Starlette looks them up) take ``error``."""
+    exception_handlers, status_handlers = scope.get("starlette.exception_handlers", ({}, {}))
+    if isinstance(error, HTTPException) and error.status_code in status_handlers:
+        return True
+    return any(kind in exception_handlers for kind in type(error).__mro__)
 
 
 def _is_param(segment: str) -> bool:
@@ -96,6 +175,10 @@ class DispatchRouter(Router):
 
         None when there is none, or when the answer is left to Starlette's scan.
         """
+        found = self._find(method, path)
+        return None if found is None else (found[0].route, found[1])
+
+    def _find(self, method: str, path: str) -> Found | None:
         if self._table is None:
             self._table = self._index()
         if path.endswith("\n"):
@@ -104,27 +187,30 @@ class DispatchRouter(Router):
         for shape in self._table.get((method, len(parts)), ()):
             params = shape.params(parts)
             if params is not None:
-                return shape.route, params
+                return shape, params
         return None
 
-    def match(self, scope: Scope) -> tuple[Route, dict[str, str]] | None:
-        """:meth:`lookup` for an HTTP scope the table can answer, else None."""
+    def match(self, scope: Scope) -> Found | None:
+        """:meth:`lookup`'s route (as its table entry) for an HTTP scope the table can
+        answer, else None."""
         if scope["type"] != "http" or scope.get("root_path"):
             return None
-        return self.lookup(scope["method"], scope["path"])
+        return self._find(scope["method"], scope["path"])
 
-    async def handle_match(
-        self, found: tuple[Route, dict[str, str]], scope: Scope, receive: Receive, send: Send
-    ) -> None:
+    async def handle_match(self, found: Found, scope: Scope, receive: Receive, send: Send) -> None:
         """Hand the request to the matched route, with the scope Starlette's router sets."""
-        route, params = found
+        shape, params = found
+        route = shape.route
         if "router" not in scope:
             scope["router"] = self
         scope["route"] = route
         scope["endpoint"] = route.endpoint
         inherited = scope.get("path_params")
         scope["path_params"] = {**inherited, **params} if inherited else params
-        await route.handle(scope, receive, send)
+        if shape.endpoint is not None:
+            await _serve(shape.endpoint, scope, receive, send)
+        else:
+            await route.handle(scope, receive, send)
 
     async def app(self, scope: Scope, receive: Receive, send: Send) -> None:
         found = self.match(scope)

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import itertools
 import re
 
 import httpx
 import pytest
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match, Route, Router
+from starlette.routing import Match, Route, Router, request_response
 
 from fake_honcho import FakeHoncho
 from fake_honcho.errors import HonchoError
-from fake_honcho.routing import DispatchRouter, RoutedShortcut
+from fake_honcho.routing import DispatchRouter, RoutedShortcut, _plain_endpoint, _serve
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
@@ -126,3 +129,77 @@ def test_matched_requests_skip_the_exception_middleware_but_keep_its_handling() 
                 strict.get("/_test/bug")
         assert isinstance(fake.core_app.middleware_stack, ServerErrorMiddleware)
         assert isinstance(fake.core_app.middleware_stack.app, RoutedShortcut)
+
+
+def test_the_fakes_routes_are_served_without_starlettes_per_request_wrappers(
+    router: DispatchRouter,
+) -> None:
+    shapes = [shape for shapes in router._index().values() for shape in shapes]
+    direct = {shape.route.path for shape in shapes if shape.endpoint is not None}
+    assert "/v3/workspaces/{workspace_id}/search" in direct
+    assert len(direct) > len(router.routes) // 2
+
+
+def test_only_a_plain_coroutine_endpoint_is_called_directly() -> None:
+    async def endpoint(request: Request) -> Response:  # pragma: no cover - never called
+        raise AssertionError
+
+    def sync_endpoint(request: Request) -> Response:  # pragma: no cover - never called
+        raise AssertionError
+
+    class Tagging:
+        def __init__(self, app: object) -> None:  # pragma: no cover - never called
+            self.app = app
+
+    assert _plain_endpoint(Route("/a", endpoint)) is endpoint
+    assert _plain_endpoint(Route("/a", sync_endpoint)) is None
+    assert _plain_endpoint(Route("/a", endpoint, middleware=[Middleware(Tagging)])) is None
+
+
+class _Broken(Exception):
+    """What a failing ``send`` raises."""
+
+
+async def _answer(request: Request) -> Response:
+    return Response(b"ok")
+
+
+async def _run(app: object, handlers: dict[object, object], fail_on: str | None) -> object:
+    """What ``app`` raises (or None) when ``send`` fails on the message type ``fail_on``."""
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/",
+        "headers": [],
+        "query_string": b"",
+        "starlette.exception_handlers": (handlers, {}),
+    }
+    sent: list[str] = []
+
+    async def receive() -> dict[str, object]:  # pragma: no cover - never called
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(str(message["type"]))
+        if message["type"] == fail_on:
+            raise _Broken
+
+    try:
+        await app(scope, receive, send)  # type: ignore[operator]
+    except Exception as error:
+        return (type(error), type(error.__cause__), sent)
+    return (None, None, sent)
+
+
+@pytest.mark.parametrize("fail_on", [None, "http.response.start", "http.response.body"])
+@pytest.mark.parametrize("handled", [False, True])
+def test_a_failing_send_ends_as_under_starlettes_wrappers(
+    fail_on: str | None, handled: bool
+) -> None:
+    async def on_broken(request: Request, error: Exception) -> Response:  # pragma: no cover
+        return Response(b"handled")
+
+    handlers: dict[object, object] = {_Broken: on_broken} if handled else {}
+    starlette_way = asyncio.run(_run(request_response(_answer), handlers, fail_on))
+    direct = asyncio.run(_run(functools.partial(_serve, _answer), handlers, fail_on))
+    assert direct == starlette_way
