@@ -17,18 +17,16 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fake_honcho.errors import Loc, invalid, json_invalid, missing_body, value_error
+from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.request_models import request_error, scalar
+from fake_honcho.sanitize import strip_nul as strip_nul  # for handlers
 from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
 from fake_honcho.wire import public as public
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
-
-METADATA_MAX_KEYS = 100
-METADATA_MAX_DEPTH = 5
 
 
 def fake_of(request: Request) -> FakeHoncho:
@@ -76,13 +74,6 @@ async def body_bytes(request: Request) -> bytes:
     return await request.body() if raw is None else raw
 
 
-def holds_escapes(raw: bytes) -> bool:
-    """Whether a JSON body has a ``\\u00XX`` escape. Without one, no string in it holds a
-    NUL (JSON must escape it) and a character below U+0100 appears only as itself, so a
-    handler can look for one in the raw bytes once instead of in every string."""
-    return b"\\u00" in raw
-
-
 async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
     """The JSON body as Honcho's model ``schema`` reads it (unless validation is off).
 
@@ -99,44 +90,6 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
     if fake_of(request).validate:
         return default_schemas().check_request(schema, body)
     return body
-
-
-def check_metadata(value: Any, loc: Loc, *, strip: bool = True) -> Any:
-    """Honcho's metadata rules (100 top-level keys, depth 5); returns it NUL-stripped.
-
-    ``strip=False`` is for a caller that knows no string in it holds a NUL
-    (:func:`holds_escapes`): the value comes back as it is, not copied.
-    """
-    if not isinstance(value, dict):
-        return value
-    if len(value) > METADATA_MAX_KEYS:
-        raise value_error(
-            loc, f"Metadata exceeds maximum of {METADATA_MAX_KEYS} top-level keys", value
-        )
-    if _depth(value) > METADATA_MAX_DEPTH:
-        raise value_error(
-            loc, f"Metadata nesting exceeds maximum depth of {METADATA_MAX_DEPTH}", value
-        )
-    return strip_nul(value) if strip else value
-
-
-def _depth(value: dict[str, Any]) -> int:
-    deepest = 0
-    for child in value.values():
-        if isinstance(child, dict):
-            deepest = max(deepest, _depth(child))
-    return 1 + deepest
-
-
-def strip_nul(value: Any) -> Any:
-    """Remove NUL characters from every string inside ``value`` (as Honcho does)."""
-    if isinstance(value, str):
-        return value.replace("\x00", "") if "\x00" in value else value
-    if isinstance(value, dict):
-        return {strip_nul(key): strip_nul(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [strip_nul(child) for child in value]
-    return value
 
 
 QUERY_SCOPE_KEY = "fake_honcho.query"

@@ -13,11 +13,11 @@ values), which is what the route handlers read; free-form values (metadata) pass
 through untouched.
 
 What the OpenAPI schema cannot say is restated in :data:`ALIASES` (``populate_by_name``
-and ``AliasChoices``) and :data:`VALIDATORS` (the configuration models' field and model
-validators, whose ``ValueError`` pydantic reports as a ``value_error`` item at the
-field or the model). Checks that Honcho runs in its routes or on whole bodies
-(metadata limits, NUL stripping, URL checks, message token limits) stay with the
-handlers.
+and ``AliasChoices``) and :data:`VALIDATORS` (Honcho's field and model validators,
+whose ``ValueError`` pydantic reports as a ``value_error`` item at the field or the
+model, beside the body's other items): metadata's limits and NUL stripping, and
+content's NUL stripping and special-token refusal among them. Checks that Honcho runs
+in its routes (URL checks, queries' NUL stripping) stay with the handlers.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pydantic_core import core_schema as cs
 from pydantic_core.core_schema import ExtraBehavior
 
 from fake_honcho.errors import Loc, RequestValidationError, ValidationItem
+from fake_honcho.sanitize import sanitized_metadata
 from fake_honcho.tokens import estimate_tokens, special_token_error, token_count
 
 Lookup = Callable[[str, str], tuple[str, Any]]
@@ -79,7 +80,8 @@ EMBEDDING_TOKENS = 8192
 
 
 def _without_nul(value: str) -> str:
-    """``ConclusionCreate``'s ``content`` validator (after the length check)."""
+    """``ConclusionCreate``'s and ``MessageCreate``'s ``content`` validator (after the
+    length check)."""
     return value.replace("\x00", "")
 
 
@@ -98,6 +100,26 @@ def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+def _encodable(value: dict[str, Any]) -> dict[str, Any]:
+    """``MessageCreate``'s model validator: tiktoken's ``encode`` of the content."""
+    refused = special_token_error(value["content"])
+    if refused is not None:
+        raise ValueError(refused)
+    return value
+
+
+METADATA_SCHEMAS = (
+    "WorkspaceCreate",
+    "WorkspaceUpdate",
+    "PeerCreate",
+    "PeerUpdate",
+    "SessionCreate",
+    "SessionUpdate",
+    "MessageCreate",
+    "MessageUpdate",
+)
+"""The request models whose ``metadata`` is Honcho's ``_SanitizedMetadata``."""
+
 # Honcho's validators beyond the types: (schema, property) for a field validator,
 # (schema, None) for a model validator (``mode="after"``).
 VALIDATORS: dict[tuple[str, str | None], Callable[[Any], Any]] = {
@@ -105,6 +127,9 @@ VALIDATORS: dict[tuple[str, str | None], Callable[[Any], Any]] = {
     ("SummaryConfiguration", None): _summary_thresholds,
     ("ConclusionCreate", "content"): _without_nul,
     ("ConclusionCreate", None): _embedding_budget,
+    ("MessageCreate", "content"): _without_nul,
+    ("MessageCreate", None): _encodable,
+    **{(schema, "metadata"): sanitized_metadata for schema in METADATA_SCHEMAS},
 }
 
 

@@ -11,8 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import settings
 
 from fake_honcho import FakeHoncho
+
+# No per-example deadline: a test asserts behaviour, never speed (that is bench/'s job),
+# and a loaded CI core makes a 200 ms deadline fail examples that pass.
+settings.register_profile("honcho-contract-kit", deadline=None)
+settings.load_profile("honcho-contract-kit")
 
 SERVED_API_KEY = "sk-served-fake-0123456789"
 

@@ -594,4 +594,99 @@ VALIDATORS = Script(
     "a conclusion's embedding token limit (accepted conclusions need embeddings).",
 )
 
-COERCION_SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS, VALIDATORS)
+
+# Metadata (``_SanitizedMetadata``) is checked by a field validator: at most 100 top-level
+# keys and 5 levels, NULs stripped from keys and values. pydantic reports its items with
+# every other refused field of the body, in field order.
+META_101 = {f"k{i}": i for i in range(101)}
+DEEP_6: dict[str, Any] = {"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}}
+DEEP_5: dict[str, Any] = {"a": {"b": {"c": {"d": {"e": 1}}}}}
+WITH_NUL = {"k\u0000ey": ["v\u0000", {"n\u0000": "\u0000"}], "n": 1}
+METADATA_OK: list[Any] = [DEEP_5, WITH_NUL, {f"k{i}": i for i in range(100)}, {}]
+METADATA_BAD: list[Any] = [META_101, DEEP_6, {"x": DEEP_5}]
+SPECIAL = "<|endoftext|> hello"
+
+METADATA = Script(
+    "coercion_metadata",
+    [
+        *body_field(
+            "POST",
+            "/v3/workspaces",
+            lambda v: {"id": "{ws}", "metadata": v},
+            METADATA_OK[:1],
+            METADATA_BAD,
+            "WorkspaceCreate.metadata",
+        ),
+        Step(
+            "POST",
+            "/v3/workspaces",
+            json={"id": "", "metadata": META_101},
+            note="a bad id and bad metadata: both items",
+        ),
+        *keyed("PUT", W, "metadata", METADATA_OK, METADATA_BAD),
+        *body_field(
+            "POST",
+            W + "/peers",
+            lambda v: {"id": "p1", "metadata": v},
+            METADATA_OK[1:2],
+            METADATA_BAD,
+            "PeerCreate.metadata",
+        ),
+        Step(
+            "POST",
+            W + "/peers",
+            json={"id": "", "metadata": DEEP_6, "configuration": {"observe_me": "maybe"}},
+            note="a bad id, metadata and configuration: every item",
+        ),
+        *keyed("PUT", W + "/peers/p1", "metadata", METADATA_OK[1:2], METADATA_BAD[:1]),
+        *body_field(
+            "POST",
+            W + "/sessions",
+            lambda v: {"id": "s1", "metadata": v},
+            METADATA_OK[1:2],
+            METADATA_BAD[:2],
+            "SessionCreate.metadata",
+        ),
+        Step(
+            "POST",
+            W + "/sessions",
+            json={"id": "s2", "metadata": META_101, "peers": {"p1": {"observe_me": "maybe"}}},
+            note="bad metadata and a bad peer config: both items",
+        ),
+        *keyed("PUT", S, "metadata", METADATA_OK[1:2], METADATA_BAD[1:2]),
+        *body_field(
+            "POST",
+            S + "/messages",
+            lambda v: {"messages": [{"peer_id": "alice", "content": "hi\u0000", "metadata": v}]},
+            METADATA_OK[1:2],
+            METADATA_BAD,
+            "MessageCreate.metadata",
+        ),
+        Step(
+            "POST",
+            S + "/messages",
+            json={
+                "messages": [
+                    {"peer_id": "alice", "content": "x", "metadata": META_101},
+                    {"peer_id": "", "content": 5, "metadata": DEEP_6},
+                    {"peer_id": "alice", "content": SPECIAL},
+                    {"peer_id": "alice", "content": SPECIAL, "metadata": DEEP_6},
+                    {"peer_id": "alice", "content": SPECIAL, "created_at": "x"},
+                ]
+            },
+            note="every message's items, in field order; special tokens only once valid",
+        ),
+        Step(
+            "POST",
+            S + "/messages",
+            json={"messages": [{"peer_id": "alice", "content": "kept"}]},
+            note="a message to update",
+            save={"mid": "0.id"},
+        ),
+        *keyed("PUT", S + "/messages/{mid}", "metadata", METADATA_OK[1:2], METADATA_BAD[:2]),
+    ],
+    "Metadata's limits and NUL stripping wherever metadata is accepted, alone and beside "
+    "other refused fields (pydantic reports every item of a body, in field order).",
+)
+
+COERCION_SCRIPTS = (WORKSPACES, PEERS, MESSAGES, SESSIONS, CONCLUSIONS, VALIDATORS, METADATA)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
@@ -18,20 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import (
-    body_bytes,
-    check_metadata,
-    fake_of,
-    holds_escapes,
-    public,
-    read_body,
-    respond,
-    strip_nul,
-)
+from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import (
     HonchoError,
-    RequestValidationError,
-    ValidationItem,
     invalid,
     value_error,
 )
@@ -48,6 +37,7 @@ from fake_honcho.resources import (
     plan_members,
     write_members,
 )
+from fake_honcho.sanitize import sanitized_metadata, strip_nul
 from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import special_token_error, token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
@@ -68,23 +58,9 @@ async def create(request: Request) -> Response:
     """201 with the stored messages in request order."""
     fake = fake_of(request)
     ws, sid = _ids(request)
+    # The model's validators have stripped NULs and refused special tokens.
     body = await read_body(request, "MessageBatchCreate")
-    raw = await body_bytes(request)
-    # A body without \u00XX escapes holds NUL nowhere and "<|" only as those bytes.
-    literal = not holds_escapes(raw)
-    scan = _Scan(strip=not literal, special=not literal or b"<|" in raw)
-    try:
-        drafts = [
-            _draft(item, ("body", "messages", i), scan) for i, item in enumerate(body["messages"])
-        ]
-    except RequestValidationError:  # pydantic reports every message's errors, not the first
-        raise RequestValidationError(
-            [
-                found
-                for i, item in enumerate(body["messages"])
-                for found in _errors(item, ("body", "messages", i))
-            ]
-        ) from None
+    drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
 
@@ -95,51 +71,16 @@ def _created(request: Request, fake: FakeHoncho, rows: list[Row]) -> Response:
     return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
 
 
-class _Scan(NamedTuple):
-    """What a message's strings need looking for, as the raw body tells."""
-
-    strip: bool  # NULs to strip (content and metadata)
-    special: bool  # special tokens to refuse
-
-
-_FULL_SCAN = _Scan(strip=True, special=True)
-
-
-def _draft(item: dict[str, Any], loc: tuple[Any, ...], scan: _Scan = _FULL_SCAN) -> dict[str, Any]:
+def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
+    """What :func:`store_messages` writes of a validated message."""
     created_at = item.get("created_at")
-    content = strip_nul(item["content"]) if scan.strip else item["content"]
-    metadata = (
-        check_metadata(item.get("metadata"), (*loc, "metadata"), strip=scan.strip) or NO_METADATA
-    )
-    # Honcho's tiktoken encode() raises on these
-    refused = special_token_error(content) if scan.special else None
-    if refused is not None:
-        raise value_error(loc, refused, item)
     return {
-        "content": content,
+        "content": item["content"],
         "peer_id": item["peer_id"],
-        "metadata": metadata,
+        "metadata": item.get("metadata") or NO_METADATA,
         "created_at": _timestamp(created_at, (*loc, "created_at")) if created_at else None,
         "configuration": clean_configuration(item.get("configuration")) or None,
     }
-
-
-def _errors(item: dict[str, Any], loc: tuple[Any, ...]) -> list[ValidationItem]:
-    """The validation items of one message, in its fields' order."""
-    created_at = item.get("created_at")
-    checks = [lambda: check_metadata(item.get("metadata"), (*loc, "metadata"))]
-    if created_at:
-        checks.append(lambda: _timestamp(created_at, (*loc, "created_at")))
-    found: list[ValidationItem] = []
-    for check in checks:
-        try:
-            check()
-        except RequestValidationError as error:
-            found.extend(error.items)
-    refused = special_token_error(strip_nul(item["content"]))
-    if refused is not None and not found:  # a model validator: only once the fields are valid
-        found.extend(value_error(loc, refused, item).items)
-    return found
 
 
 def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
@@ -246,9 +187,29 @@ async def upload(request: Request) -> Response:
                 raise HonchoError(422, f"Invalid JSON in {name}") from None
     if isinstance(extra["created_at"], str) and extra["created_at"]:
         item["created_at"] = extra["created_at"]
-    drafts = [_draft({**item, "content": chunk}, ("body",)) for chunk in split_text(text)]
+    item["metadata"] = _upload_metadata(item.get("metadata"))
+    drafts = [
+        _draft({**item, "content": _encodable(strip_nul(chunk), item)}, ("body",))
+        for chunk in split_text(text)
+    ]
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
+
+
+def _upload_metadata(value: Any) -> Any:
+    """An upload's metadata through ``_SanitizedMetadata``'s validator, refused as a 422."""
+    try:
+        return sanitized_metadata(value)
+    except ValueError as error:
+        raise value_error(("body", "metadata"), str(error), value) from None
+
+
+def _encodable(content: str, item: dict[str, Any]) -> str:
+    """An upload's chunk, refused as ``MessageCreate``'s validator refuses special tokens."""
+    refused = special_token_error(content)
+    if refused is not None:
+        raise value_error(("body",), refused, {**item, "content": content})
+    return content
 
 
 async def list_messages(request: Request) -> Response:
@@ -298,7 +259,7 @@ async def update(request: Request) -> Response:
     ws, sid = _ids(request)
     mid = request.path_params["message_id"]
     body = await read_body(request, "MessageUpdate")
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     with fake.store.lock:
         row = _message(fake, ws, sid, mid)
         if row is None:

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
+from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.filters import PEER, SESSION, compile_filter
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
@@ -27,7 +27,7 @@ async def get_or_create(request: Request) -> Response:
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "PeerCreate")
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     with fake.store.lock:
         row, created = _upsert(fake, ws, body["id"], metadata, body.get("configuration"))
     return respond(request, public(row), status=201 if created else 200, schema="Peer")
@@ -38,7 +38,7 @@ async def update(request: Request) -> Response:
     fake = fake_of(request)
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     body = await read_body(request, "PeerUpdate")
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     with fake.store.lock:
         if fake.store.get("peers", (ws, pid)) is None:
             check_name(pid)

@@ -9,7 +9,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.endpoint import (
-    check_metadata,
     fake_of,
     no_content,
     public,
@@ -55,7 +54,7 @@ async def get_or_create(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "SessionCreate")
     sid = body["id"]
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     peers: dict[str, Any] = body.get("peers") or {}
     configuration = body.get("configuration")
     with fake.store.lock:
@@ -124,7 +123,7 @@ async def update(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "SessionUpdate")
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     with fake.store.lock:
         row, _ = ensure_session(fake, ws, sid)
         row = _apply_update(fake, ws, sid, row, metadata, body.get("configuration"))

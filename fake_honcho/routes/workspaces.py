@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import check_metadata, fake_of, public, read_body, respond
+from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
 from fake_honcho.filters import WORKSPACE, compile_filter
 from fake_honcho.pagination import page_of, page_params
@@ -23,7 +23,7 @@ async def get_or_create(request: Request) -> Response:
     """201 when created; an existing workspace is returned unchanged (body ignored)."""
     fake = fake_of(request)
     body = await read_body(request, "WorkspaceCreate")
-    metadata = check_metadata(body.get("metadata", {}), ("body", "metadata"))
+    metadata = body.get("metadata", {})
     with fake.store.lock:
         row, created = ensure_workspace(fake, body["id"])
         if created and (metadata or body.get("configuration")):
@@ -51,7 +51,7 @@ async def update(request: Request) -> Response:
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "WorkspaceUpdate")
-    metadata = check_metadata(body.get("metadata"), ("body", "metadata"))
+    metadata = body.get("metadata")
     with fake.store.lock:
         row, _ = ensure_workspace(fake, ws)
         changed: dict[str, Any] = {}
