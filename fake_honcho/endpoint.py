@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
-from fake_honcho.request_models import request_error, scalar
+from fake_honcho.request_models import RawBody, request_error, scalar
 from fake_honcho.sanitize import strip_nul as strip_nul  # for handlers
 from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
@@ -88,7 +88,8 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
             raise missing_body()
         return None
     if fake_of(request).validate:
-        return default_schemas().check_request(schema, body)
+        raw = RawBody.of(await body_bytes(request))
+        return default_schemas().check_request(schema, body, raw=raw)
     return body
 
 

@@ -26,7 +26,7 @@ import enum
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic_core import CoreSchema, PydanticKnownError, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
@@ -49,6 +49,23 @@ ALIASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("ConclusionBatchCreate", "conclusions"): ("conclusions", "observations"),
 }
 
+
+class RawBody(NamedTuple):
+    """What a body's raw JSON leaves possible, found once in its bytes: a string holds a
+    NUL only through a ``\\u0000`` escape, and spells a special token only with ``<|``
+    in the bytes or through escapes. A validator with nothing to find is left out."""
+
+    nul: bool
+    special: bool
+
+    @classmethod
+    def of(cls, raw: bytes) -> RawBody:
+        escaped = b"\\u00" in raw
+        return cls(nul=escaped, special=escaped or b"<|" in raw)
+
+
+ANY_BODY = RawBody(nul=True, special=True)
+"""What validation assumes of a body it is not told about."""
 
 CUSTOM_INSTRUCTIONS_TOKENS = 2000
 """``DERIVER.MAX_CUSTOM_INSTRUCTIONS_TOKENS``: the default, which is also its maximum."""
@@ -85,13 +102,17 @@ def _without_nul(value: str) -> str:
     return value.replace("\x00", "")
 
 
-def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
-    """``ConclusionCreate``'s model validator: tiktoken's ``encode`` of the content."""
-    content = value["content"]
-    refused = special_token_error(content)
+def _encodable(value: dict[str, Any]) -> dict[str, Any]:
+    """``MessageCreate``'s model validator: tiktoken's ``encode`` refuses special tokens."""
+    refused = special_token_error(value["content"])
     if refused is not None:
         raise ValueError(refused)
-    count = token_count(content)
+    return value
+
+
+def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
+    """``ConclusionCreate``'s model validator: tiktoken's ``encode`` of the content."""
+    count = token_count(_encodable(value)["content"])
     if count > EMBEDDING_TOKENS:
         raise ValueError(
             f"Content exceeds maximum embedding token limit of {EMBEDDING_TOKENS} "
@@ -100,12 +121,25 @@ def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def _encodable(value: dict[str, Any]) -> dict[str, Any]:
-    """``MessageCreate``'s model validator: tiktoken's ``encode`` of the content."""
-    refused = special_token_error(value["content"])
-    if refused is not None:
-        raise ValueError(refused)
-    return value
+Check = Callable[[Any], Any]
+Choice = Callable[[RawBody], Check | None]
+"""Picks a validator for what the body leaves possible (None: nothing to check)."""
+
+
+def _always(check: Check) -> Choice:
+    return lambda _raw: check
+
+
+def _if_nul(check: Check) -> Choice:
+    return lambda raw: check if raw.nul else None
+
+
+def _metadata(raw: RawBody) -> Check:
+    return sanitized_metadata if raw.nul else _metadata_limits
+
+
+def _metadata_limits(value: Any) -> Any:
+    return sanitized_metadata(value, strip=False)
 
 
 METADATA_SCHEMAS = (
@@ -122,15 +156,22 @@ METADATA_SCHEMAS = (
 
 # Honcho's validators beyond the types: (schema, property) for a field validator,
 # (schema, None) for a model validator (``mode="after"``).
-VALIDATORS: dict[tuple[str, str | None], Callable[[Any], Any]] = {
-    ("ReasoningConfiguration", "custom_instructions"): _custom_instructions_budget,
-    ("SummaryConfiguration", None): _summary_thresholds,
-    ("ConclusionCreate", "content"): _without_nul,
-    ("ConclusionCreate", None): _embedding_budget,
-    ("MessageCreate", "content"): _without_nul,
-    ("MessageCreate", None): _encodable,
-    **{(schema, "metadata"): sanitized_metadata for schema in METADATA_SCHEMAS},
+VALIDATORS: dict[tuple[str, str | None], Choice] = {
+    ("ReasoningConfiguration", "custom_instructions"): _always(_custom_instructions_budget),
+    ("SummaryConfiguration", None): _always(_summary_thresholds),
+    ("ConclusionCreate", "content"): _if_nul(_without_nul),
+    ("ConclusionCreate", None): _always(_embedding_budget),
+    ("MessageCreate", "content"): _if_nul(_without_nul),
+    ("MessageCreate", None): lambda raw: _encodable if raw.special else None,
+    **{(schema, "metadata"): _metadata for schema in METADATA_SCHEMAS},
 }
+
+
+def _checked(key: tuple[str, str | None], schema: CoreSchema, raw: RawBody) -> CoreSchema:
+    """``schema``, followed by ``key``'s validator where the body leaves it work."""
+    choose = VALIDATORS.get(key)
+    check = None if choose is None else choose(raw)
+    return schema if check is None else cs.no_info_after_validator_function(check, schema)
 
 
 def field_names(schema: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -183,17 +224,18 @@ class RequestCompiler:
         """``lookup(base_uri, ref) -> (uri, schema)``; ``base_uri`` + ``Name.json`` names a file."""
         self._lookup = lookup
         self._base_uri = base_uri
-        self._validators: dict[str, SchemaValidator] = {}
+        self._validators: dict[tuple[str, RawBody], SchemaValidator] = {}
 
-    def validator(self, name: str, schema: Any) -> SchemaValidator:
-        """The validator of the schema file ``name`` (``schema`` is its document)."""
-        found = self._validators.get(name)
+    def validator(self, name: str, schema: Any, raw: RawBody = ANY_BODY) -> SchemaValidator:
+        """The validator of the schema file ``name`` (``schema`` is its document), for a
+        body whose bytes leave ``raw`` possible (at most four variants per schema)."""
+        found = self._validators.get((name, raw))
         if found is None:
-            found = SchemaValidator(self._file(name, schema, ()))
-            self._validators[name] = found
+            found = SchemaValidator(self._file(name, schema, (), raw))
+            self._validators[name, raw] = found
         return found
 
-    def _file(self, name: str, schema: Any, seen: tuple[str, ...]) -> CoreSchema:
+    def _file(self, name: str, schema: Any, seen: tuple[str, ...], raw: RawBody) -> CoreSchema:
         if name in seen:
             raise ValueError(f"request schemas may not refer to themselves: {(*seen, name)}")
         uri = self._base_uri + name + ".json"
@@ -203,19 +245,20 @@ class RequestCompiler:
             return cs.no_info_after_validator_function(
                 _enum_value, cs.enum_schema(members, list(members), sub_type="str")
             )
-        compiled = self._compile(schema, uri, name, (*seen, name))
-        check = VALIDATORS.get((name, None))
-        return compiled if check is None else cs.no_info_after_validator_function(check, compiled)
+        return _checked((name, None), self._compile(schema, uri, name, (*seen, name), raw), raw)
 
-    def _compile(self, schema: Any, base: str, owner: str, seen: tuple[str, ...]) -> CoreSchema:
+    def _compile(
+        self, schema: Any, base: str, owner: str, seen: tuple[str, ...], raw: RawBody
+    ) -> CoreSchema:
         if schema is True or schema == {}:
             return cs.any_schema()
         if "$ref" in schema:
             uri, target = self._lookup(base, schema["$ref"])
-            return self._file(uri.removeprefix(self._base_uri).removesuffix(".json"), target, seen)
+            name = uri.removeprefix(self._base_uri).removesuffix(".json")
+            return self._file(name, target, seen, raw)
         if "anyOf" in schema:
             branches = [b for b in schema["anyOf"] if b != {"type": "null"}]
-            inner = [self._compile(b, base, owner, seen) for b in branches]
+            inner = [self._compile(b, base, owner, seen, raw) for b in branches]
             one = inner[0] if len(inner) == 1 else cs.union_schema(inner)  # type: ignore[arg-type]
             return cs.nullable_schema(one) if len(branches) < len(schema["anyOf"]) else one
         if "const" in schema:
@@ -248,30 +291,27 @@ class RequestCompiler:
             return cs.none_schema()
         if kind == "array":
             return cs.list_schema(
-                self._compile(schema.get("items", True), base, owner, seen),
+                self._compile(schema.get("items", True), base, owner, seen, raw),
                 min_length=schema.get("minItems"),
                 max_length=schema.get("maxItems"),
             )
         if kind == "object":
-            return self._object(schema, base, owner, seen)
+            return self._object(schema, base, owner, seen, raw)
         raise ValueError(f"unsupported request schema in {owner}: {schema!r}")
 
     def _object(
-        self, schema: dict[str, Any], base: str, owner: str, seen: tuple[str, ...]
+        self, schema: dict[str, Any], base: str, owner: str, seen: tuple[str, ...], raw: RawBody
     ) -> CoreSchema:
         extra = schema.get("additionalProperties")
         if "properties" not in schema:
             # dict[str, X]
-            values = None if extra in (None, True) else self._compile(extra, base, owner, seen)
+            values = None if extra in (None, True) else self._compile(extra, base, owner, seen, raw)
             return cs.dict_schema(cs.str_schema(), values)
         required = set(schema.get("required", ()))
         fields = {}
         for key, sub in schema["properties"].items():
             names = ALIASES.get((owner, key))  # the file name is the schema's title
-            value = self._compile(sub, base, owner, seen)
-            check = VALIDATORS.get((owner, key))
-            if check is not None:
-                value = cs.no_info_after_validator_function(check, value)
+            value = _checked((owner, key), self._compile(sub, base, owner, seen, raw), raw)
             fields[key] = cs.typed_dict_field(
                 value,
                 required=key in required,

@@ -43,8 +43,9 @@ def _stripped(value: Any) -> Any:
     return value
 
 
-def sanitized_metadata(value: Any) -> Any:
-    """``_validate_metadata``: the limits' ``ValueError``, else ``value`` NUL-stripped.
+def sanitized_metadata(value: Any, *, strip: bool = True) -> Any:
+    """``_validate_metadata``: the limits' ``ValueError``, else ``value`` NUL-stripped
+    (``strip=False`` when it is known to hold none).
 
     A value that is not an object passes through (the field's type refuses it).
     """
@@ -54,7 +55,7 @@ def sanitized_metadata(value: Any) -> Any:
         raise ValueError(f"Metadata exceeds maximum of {METADATA_MAX_KEYS} top-level keys")
     if _depth(value) > METADATA_MAX_DEPTH:
         raise ValueError(f"Metadata nesting exceeds maximum depth of {METADATA_MAX_DEPTH}")
-    return strip_nul(value)
+    return strip_nul(value) if strip else value
 
 
 def _depth(value: dict[str, Any]) -> int:
