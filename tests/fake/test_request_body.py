@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from fake_honcho import FakeHoncho
 from fake_honcho.endpoint import decode_json
 from fake_honcho.errors import RequestValidationError
+from fake_honcho.request_models import RawBody
 
 PEERS = "/v3/workspaces/w1/peers"
 MESSAGES = "/v3/workspaces/w1/sessions/s1/messages"
@@ -154,3 +155,26 @@ def test_escaped_nul_and_special_tokens_are_found_in_a_batch(client: httpx.Clien
     response = client.post(MESSAGES, content=refused.replace("<", "\\u003c").encode())
     assert response.status_code == 422, response.text
     assert "disallowed special token" in response.json()["detail"][0]["msg"]
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for key, child in value.items() for s in (key, *_strings(child))]
+    if isinstance(value, list):
+        return [s for child in value for s in _strings(child)]
+    return []
+
+
+@settings(max_examples=300)
+@given(value=JSON_VALUES, ascii_only=st.booleans(), nul=st.booleans(), special=st.booleans())
+def test_what_the_raw_body_rules_out_no_decoded_string_holds(
+    value: object, ascii_only: bool, nul: bool, special: bool
+) -> None:
+    tail = "\u0000" * nul + "<|endoftext|>" * special
+    raw = json.dumps([value, tail], ensure_ascii=ascii_only).encode()
+    facts = RawBody.of(raw)
+    strings = _strings(json.loads(raw))
+    assert facts.nul or not any("\x00" in s for s in strings)
+    assert facts.special or not any("<|" in s for s in strings)
