@@ -280,10 +280,11 @@ class SearchIndex:
     def _substring(self, index: _WorkspaceIndex, query: str) -> set[int]:
         """``content ILIKE '%q%'`` with ``q`` literal: lower-cased containment."""
         needle = pg_lower(query)
-        candidates = self._substring_candidates(index, needle)
+        pieces = _PIECE.findall(needle)
+        candidates = self._substring_candidates(index, needle, pieces)
         if candidates is None:  # no run to narrow by: every message of the workspace
             candidates = set(index.seqs)
-        if _PIECE.fullmatch(needle):
+        if len(pieces) == 1 and pieces[0] == needle:
             return candidates  # a run containing the needle is the needle in the text
         ids, get = self.messages.ids, self.store.get
         found: set[int] = set()
@@ -294,37 +295,47 @@ class SearchIndex:
                 found.add(seq)
         return found
 
-    def _substring_candidates(self, index: _WorkspaceIndex, needle: str) -> set[int] | None:
-        """Sequence numbers that may contain ``needle``; None when it cannot narrow.
+    def _substring_candidates(
+        self, index: _WorkspaceIndex, needle: str, pieces: list[str]
+    ) -> set[int] | None:
+        """Sequence numbers that may contain ``needle`` (its runs: ``pieces``); None
+        when it cannot narrow.
 
         One run of the needle: exactly the messages holding a run that contains it.
         Several: the text confirms them anyway, so the messages of the runs fitting
         the rarest piece, narrowed by the others only while that is cheaper.
         """
-        vocabulary = index.vocabulary
-        runs = vocabulary.runs
-        pieces: list[list[str]] = []
-        for match in _PIECE.finditer(needle):
-            fitting = vocabulary.fitting(
-                match.group(), match.start() > 0, match.end() < len(needle)
-            )
-            if not fitting:
-                return set()
-            pieces.append(fitting)
         if not pieces:
             return None
-        if len(pieces) == 1:
-            return set().union(*map(runs.__getitem__, pieces[0]))
-        weighed = sorted(
-            (sum(map(len, map(runs.__getitem__, fitting))), fitting) for fitting in pieces
-        )
-        candidates: set[int] = set().union(*map(runs.__getitem__, weighed[0][1]))
-        for weight, fitting in weighed[1:]:
-            if weight > _NARROWING * len(candidates):
+        vocabulary = index.vocabulary
+        runs = vocabulary.runs
+        last = len(pieces) - 1
+        fits: list[list[str]] = []
+        for at, piece in enumerate(pieces):
+            # A piece starts (ends) its run where the needle goes on before (after) it.
+            starts = at > 0 or not needle.startswith(piece)
+            fitting = vocabulary.fitting(piece, starts, at < last or not needle.endswith(piece))
+            if not fitting:
+                return set()
+            fits.append(fitting)
+        if last == 0:
+            return _holders(runs, fits[0])
+        weights = [
+            len(runs[fitting[0]])
+            if len(fitting) == 1
+            else sum(map(len, map(runs.__getitem__, fitting)))
+            for fitting in fits
+        ]
+        order = sorted(range(len(fits)), key=weights.__getitem__)
+        candidates = _holders(runs, fits[order[0]])
+        for at in order[1:]:
+            if not candidates or weights[at] > _NARROWING * len(candidates):
                 break
-            candidates.intersection_update(set().union(*map(runs.__getitem__, fitting)))
-            if not candidates:
-                break
+            fitting = fits[at]
+            if len(fitting) == 1:
+                candidates.intersection_update(runs[fitting[0]])
+            else:
+                candidates.intersection_update(_holders(runs, fitting))
         return candidates
 
     def _keys(self, index: _WorkspaceIndex, query: str, seqs: list[int]) -> list[int]:
@@ -370,6 +381,13 @@ _UNRANKED = _key(0.0)
 @lru_cache(maxsize=512)
 def _single_key(count: int) -> int:
     return _key(rank_single(count)) if count else _UNRANKED
+
+
+def _holders(runs: dict[str, array[int]], fitting: list[str]) -> set[int]:
+    """The sequence numbers of the messages holding any of the runs ``fitting``."""
+    if len(fitting) == 1:
+        return set(runs[fitting[0]])
+    return set().union(*map(runs.__getitem__, fitting))
 
 
 def _holds(seqs: array[int], seq: int) -> bool:

@@ -171,6 +171,30 @@ def test_substring_search_equals_a_full_scan(contents: list[str], query: str) ->
         assert matching <= set(found)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    contents=st.lists(st.text(alphabet="abcAB x-", max_size=14), min_size=1, max_size=14),
+    data=st.data(),
+)
+def test_the_ilike_leg_is_exactly_a_full_scan(contents: list[str], data: st.DataObject) -> None:
+    """Narrowed by any of the query's runs (first, middle, last), confirmed on the text.
+
+    Queries are mostly cut from a stored message (so they match), in another case."""
+    store = Store()
+    index = SearchIndex(store)
+    for seq, content in enumerate(contents, start=1):
+        put_message(store, seq, content)
+    source = data.draw(st.sampled_from(contents))
+    start = data.draw(st.integers(min_value=0, max_value=len(source)))
+    end = data.draw(st.integers(min_value=start, max_value=len(source)))
+    cut = source[start:end].swapcase() if data.draw(st.booleans()) else source[start:end]
+    query = cut or data.draw(st.text(alphabet="abcAB x-", min_size=1, max_size=7))
+    index.search("ws", query, where=None, limit=1)  # indexes the pending messages
+    needle = pg_lower(query)
+    expected = {seq for seq, c in enumerate(contents, start=1) if needle in pg_lower(c)}
+    assert index._substring(index.workspaces["ws"], query) == expected
+
+
 def test_messages_deleted_before_the_next_query_are_not_found(
     client: httpx.Client, fake: FakeHoncho
 ) -> None:
