@@ -96,6 +96,18 @@ class _WorkspaceIndex:
     lexemes: dict[str, _Occurrences] = field(default_factory=dict)
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     seqs: array[int] = field(default_factory=lambda: array("I"))  # every message indexed
+    # Whether sequence order is the plan's (session, position) order: true while each
+    # message indexed comes after the previous one in both (one session written in turn).
+    in_plan_order: bool = True
+    last_place: tuple[str, int, int] = ("", 0, 0)
+
+    def place(self, session: str, position: int, seq: int) -> None:
+        """Note the next message indexed; the order holds while places only grow."""
+        place = (session, position, seq)
+        if place < self.last_place or seq < self.last_place[2]:
+            self.in_plan_order = False
+        else:
+            self.last_place = place
 
 
 @dataclass
@@ -170,6 +182,8 @@ class SearchIndex:
         if index is None:
             index = self.workspaces[row["workspace_id"]] = _WorkspaceIndex()
         index.seqs.append(seq)
+        if index.in_plan_order:
+            index.place(self.messages.sessions[seq], self.messages.in_session[seq], seq)
         content: str = row["content"]
         lexemes = index.lexemes
         vector = to_tsvector(content)
@@ -227,7 +241,7 @@ class SearchIndex:
             # The sort's input order decides its ties: the server's plan for a fresh
             # workspace reads the (workspace, session, seq_in_session) index.
             order = sorted(found)
-            if len(order) > 1:
+            if len(order) > 1 and not index.in_plan_order:
                 order.sort(key=messages.in_session.__getitem__)
                 order.sort(key=messages.sessions.__getitem__)  # stable: session, position
             if where is None:  # rows are read only for the answer

@@ -254,3 +254,56 @@ def test_a_session_search_finds_what_filtering_by_the_session_finds(
 
     scoped = index.search("ws", query, where=by_peer, limit=5, session_id=session)
     assert scoped == index.search("ws", query, where=in_scope, limit=5)
+
+
+def _tied_messages(places: list[tuple[str, int, str]]) -> SearchIndex:
+    """An index of messages (session, position, id) stored in the order given, with
+    sequence numbers in that order, and keys that tie (one timestamp, few contents)."""
+    store = Store()
+    index = SearchIndex(store)
+    for seq, (sid, position, mid) in enumerate(places, start=1):
+        row: dict[str, Any] = {
+            "id": mid,
+            "content": "a tea" if int(mid[1:]) % 3 == 0 else "green tea",
+            "workspace_id": "ws",
+            "session_id": sid,
+            "created_at": "2024-01-01T00:00:00Z",
+            "_seq": seq,
+            "_seq_in_session": position,
+        }
+        store.put("messages", mid, row)
+    return index
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sessions=st.lists(st.sampled_from(["s1", "s2", "s3"]), min_size=1, max_size=30),
+    query=st.sampled_from(["tea", "te", "green tea", "a"]),
+)
+def test_ties_come_in_the_plan_order_whether_or_not_writes_interleave_sessions(
+    sessions: list[str], query: str
+) -> None:
+    """Written in any order, the rows reach the sort in (session, position) order, as
+    when they were written in that order (where sequence order is that order)."""
+    positions: dict[str, int] = {}
+    places = []
+    for number, sid in enumerate(sessions, start=1):
+        positions[sid] = positions.get(sid, 0) + 1
+        places.append((sid, positions[sid], f"m{number}"))
+    written = _tied_messages(places)
+    planned = _tied_messages(sorted(places))
+    found = [row["id"] for row in written.search("ws", query, where=None, limit=4)]
+    expected = [row["id"] for row in planned.search("ws", query, where=None, limit=4)]
+    assert written.workspaces["ws"].in_plan_order == (sessions == sorted(sessions))
+    assert planned.workspaces["ws"].in_plan_order
+    assert found == expected
+
+
+def test_rows_indexed_out_of_sequence_order_are_sorted_into_the_plan_order() -> None:
+    """Sequence numbers need not follow the order rows reach the index (a replayed store)."""
+    store = Store()
+    index = SearchIndex(store)
+    for seq, sid in ((3, "s1"), (2, "s2"), (1, "s3")):  # plan order is s1, s2, s3
+        put_message(store, seq, "tea", session_id=sid, _seq_in_session=1)  # type: ignore[arg-type]
+    assert [row["id"] for row in index.search("ws", "tea", where=None, limit=1)] == ["m3"]
+    assert not index.workspaces["ws"].in_plan_order
