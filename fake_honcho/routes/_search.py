@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -24,15 +24,8 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "MessageSearchOptions")
-    filters = dict(body.get("filters") or {})
-    perspective = filters.pop("peer_perspective", None)
-    filters.update({"workspace_id": ws, **scope})
-    # The index applies the route's own scope; any other filter tests the rows.
-    predicate = (
-        compile_filter(filters, MESSAGE) if filters.keys() - {"workspace_id", *scope} else None
-    )
-    if perspective is not None:
-        predicate = _with_perspective(fake, ws, str(perspective), predicate)
+    filters = body.get("filters")
+    predicate = _predicate(fake, ws, scope, filters) if filters else None
     query = strip_nul(body["query"])
     rows = search_index(fake.store).search(
         ws,
@@ -45,6 +38,22 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
     return respond(
         request, PublicRows(rows, memo=render_memo(fake.store)), schema="Message", many=True
     )
+
+
+def _predicate(
+    fake: FakeHoncho, ws: str, scope: dict[str, str], given: dict[str, Any]
+) -> Predicate | None:
+    """The test the body's ``filters`` put on each hit, if any (the index applies the
+    route's own scope; ``scope`` keys override the filters')."""
+    filters = dict(given)
+    perspective = filters.pop("peer_perspective", None)
+    filters.update({"workspace_id": ws, **scope})
+    predicate = (
+        compile_filter(filters, MESSAGE) if filters.keys() - {"workspace_id", *scope} else None
+    )
+    if perspective is not None:
+        predicate = _with_perspective(fake, ws, str(perspective), predicate)
+    return predicate
 
 
 def _with_perspective(

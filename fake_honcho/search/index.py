@@ -83,13 +83,6 @@ class _Occurrences:
         high = bisect_right(self.seqs, seq, low)
         return self.positions[low:high].tolist()
 
-    def counts(self, wanted: list[int]) -> Iterable[int]:
-        """How many positions each of ``wanted`` (sequence numbers) holds."""
-        seqs = self.seqs
-        if len(wanted) * 16 > len(seqs):  # many: one pass over the occurrences, in C
-            return map(Counter(seqs).get, wanted, repeat(0))
-        return [bisect_right(seqs, seq) - bisect_left(seqs, seq) for seq in wanted]
-
 
 @dataclass
 class _WorkspaceIndex:
@@ -353,28 +346,47 @@ class SearchIndex:
         return candidates
 
     def _keys(self, index: _WorkspaceIndex, query: str, seqs: list[int]) -> list[int]:
-        """Sort keys, smallest first: rank descending, then created_at descending."""
-        recency = self.messages.recency
+        """Sort keys, smallest first: rank descending, then created_at descending.
+
+        Every key is less by the same amount (:data:`_UNRANKED`), so they order as the
+        full keys do: a row of rank 0 has its recency alone, and only the rows a query
+        lexeme ranks need adding to.
+        """
+        keys = list(map(self.messages.recency.__getitem__, seqs))
         wanted = _lexemes_of(query)
         distinct = set(wanted or ())
         if len(distinct) < 2:
             posting = index.lexemes.get(next(iter(distinct))) if distinct else None
             if posting is None:  # the ILIKE alone, or a lexeme no message holds: rank 0
-                return list(map(add, repeat(_UNRANKED), map(recency.__getitem__, seqs)))
-            ranked = map(_single_key, posting.counts(seqs))
-            return list(map(add, ranked, map(recency.__getitem__, seqs)))
+                return keys
+            return _rank_single(posting.seqs, seqs, keys)
         assert wanted is not None
         found = ((lexeme, index.lexemes.get(lexeme)) for lexeme in distinct)
         postings = [(lexeme, posting) for lexeme, posting in found if posting is not None]
         has_lexemes = self.messages.has_lexemes
-        keys: list[int] = []
-        for seq in seqs:
-            if not has_lexemes[seq]:
-                keys.append(_UNRANKED + recency[seq])
-                continue
-            positions = {lexeme: posting.of(seq) for lexeme, posting in postings}
-            keys.append(_key(rank(positions, wanted)) + recency[seq])
+        for at, seq in enumerate(seqs):
+            if has_lexemes[seq]:  # an empty tsvector ranks 0 for any query
+                positions = {lexeme: posting.of(seq) for lexeme, posting in postings}
+                keys[at] += _raise(rank(positions, wanted))
         return keys
+
+
+def _rank_single(occurrences: array[int], seqs: list[int], keys: list[int]) -> list[int]:
+    """``keys`` raised for the rows (``seqs``) holding the one query lexeme (at
+    ``occurrences``: sequence numbers, ascending, one per position)."""
+    if len(seqs) * 16 > len(occurrences):  # few occurrences: one pass over them, in C
+        held = Counter(occurrences)
+        if len(held) * 4 < len(seqs):  # and few rows hold it: raise theirs alone
+            where = dict(zip(seqs, range(len(seqs)), strict=True))
+            for seq, count in held.items():
+                at = where.get(seq)
+                if at is not None:
+                    keys[at] += _single_raise(count)
+            return keys
+        counts: Iterable[int] = map(held.get, seqs, repeat(0))
+    else:  # many occurrences: count each row's by bisection
+        counts = [bisect_right(occurrences, seq) - bisect_left(occurrences, seq) for seq in seqs]
+    return list(map(add, map(_single_raise, counts), keys))
 
 
 _RANK_BITS = struct.Struct("<f")
@@ -392,9 +404,15 @@ def _key(rank: float) -> int:
 _UNRANKED = _key(0.0)
 
 
+@lru_cache(maxsize=4096)
+def _raise(rank: float) -> int:
+    """What ``rank`` adds to a key of rank 0 (nothing, or less than nothing)."""
+    return _key(rank) - _UNRANKED
+
+
 @lru_cache(maxsize=512)
-def _single_key(count: int) -> int:
-    return _key(rank_single(count)) if count else _UNRANKED
+def _single_raise(count: int) -> int:
+    return _raise(rank_single(count)) if count else 0
 
 
 def _holders(runs: dict[str, array[int]], fitting: list[str]) -> set[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import httpx
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from fake_honcho import FakeHoncho
 from fake_honcho.search import SearchIndex, has_special_chars
 from fake_honcho.search.chars import pg_lower
+from fake_honcho.search.index import _rank_single, _single_raise
 from fake_honcho.state import Store
 
 from .conftest import record_scans
@@ -307,3 +309,17 @@ def test_rows_indexed_out_of_sequence_order_are_sorted_into_the_plan_order() -> 
         put_message(store, seq, "tea", session_id=sid, _seq_in_session=1)  # type: ignore[arg-type]
     assert [row["id"] for row in index.search("ws", "tea", where=None, limit=1)] == ["m3"]
     assert not index.workspaces["ws"].in_plan_order
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    occurrences=st.lists(st.integers(min_value=1, max_value=40), max_size=60),
+    seqs=st.lists(st.integers(min_value=1, max_value=40), unique=True, max_size=30),
+)
+def test_single_lexeme_keys_are_raised_by_each_rows_count_on_every_path(
+    occurrences: list[int], seqs: list[int]
+) -> None:
+    """Few holders, many rows holding it, or a long posting: the same keys."""
+    base = [1000 * seq for seq in seqs]
+    expected = [1000 * seq + _single_raise(occurrences.count(seq)) for seq in seqs]
+    assert _rank_single(array("I", sorted(occurrences)), seqs, list(base)) == expected
