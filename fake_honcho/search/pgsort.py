@@ -49,7 +49,8 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
 
     Every correct sort puts the same rows first unless two of the ``taken + 1`` smallest
     keys are equal (then which of them comes first, or makes the cut, is the sort's
-    doing), so only then are the server's steps replayed.
+    doing), so only then are the server's steps replayed, unless the quicksort would
+    keep them stable (fewer than 7 rows, or rows already in order).
     """
     rows = range(len(keys))
     if len(keys) > _SORT_ALL:  # the few smallest, without sorting the rest (ties by row)
@@ -58,6 +59,10 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
         order = sorted(rows, key=keys.__getitem__)  # type: ignore[arg-type]
     head = [keys[row] for row in order[: taken + 1]]
     if all(a < b for a, b in pairwise(head)):  # type: ignore[operator]
+        return order[:taken]
+    if len(keys) <= 2 * limit and (len(keys) < 7 or order == list(rows)):
+        # The quicksort's insertion sort (below 7 rows) is stable, and rows already in
+        # order come back as they are: both are the stable order ``sorted`` gave.
         return order[:taken]
     return top(keys, limit)[:taken]
 

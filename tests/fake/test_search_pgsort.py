@@ -37,3 +37,19 @@ def test_distinct_keys_take_the_shortcut_and_ties_the_replay() -> None:
 def test_many_rows_pick_the_smallest_without_sorting_them_all(keys: list[int], limit: int) -> None:
     assert first(keys, limit, limit) == top(keys, limit)[:limit]
     assert first(sorted(set(keys)), limit, limit) == list(range(min(limit, len(set(keys)))))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(st.integers(min_value=0, max_value=3), max_size=40),
+    limit=st.integers(min_value=1, max_value=25),
+    presorted=st.booleans(),
+    data=st.data(),
+)
+def test_small_or_presorted_rows_keep_the_stable_order_the_replay_gives(
+    keys: list[int], limit: int, presorted: bool, data: st.DataObject
+) -> None:
+    """Below 7 rows, or already in order, the replay's order is ``sorted``'s."""
+    keys = sorted(keys) if presorted else keys
+    taken = data.draw(st.integers(min_value=0, max_value=limit))
+    assert first(keys, limit, taken) == top(keys, limit)[:taken]
