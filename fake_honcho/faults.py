@@ -479,7 +479,7 @@ class FaultMiddleware:
         elif rule.truncated or rule.content_type is not None:
             await self.app(scope, receive, _Rewriter(send, rule))
         elif rule.drop or rule.refuse:
-            await _drop_connection(scope, refused=rule.refuse)
+            await _drop_connection(scope, receive, refused=rule.refuse)
         else:
             await self.app(scope, receive, send)
 
@@ -558,9 +558,14 @@ def _header(message: Message, name: bytes) -> str | None:
     return None
 
 
-async def _drop_connection(scope: Scope, *, refused: bool) -> None:
+async def _drop_connection(scope: Scope, receive: Receive, *, refused: bool) -> None:
     drop: Callable[[], Awaitable[None]] | None = scope.get("extensions", {}).get(DROP_EXTENSION)
     if drop is not None:
+        # The whole request is read first: a socket closed while some of it is still on
+        # the way is reset (the client sees ECONNRESET), not closed unanswered.
+        message = await receive()
+        while message["type"] == "http.request" and message.get("more_body", False):
+            message = await receive()
         await drop()
         return
     if refused:
