@@ -15,6 +15,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 from urllib.parse import parse_qsl
 
@@ -304,60 +305,78 @@ class JournalMiddleware:
             await self.app(scope, receive, send)
             return
         # Read the whole body first, so refused requests (401, faults) are journaled with it.
-        chunks: list[bytes] = []
-        more_body = True
-        disconnected = False
-        while more_body:
-            message = await receive()
-            if message["type"] != "http.request":
-                disconnected = True
-                break
-            chunks.append(message.get("body", b""))
-            more_body = message.get("more_body", False)
-        body = b"".join(chunks)
+        message = await receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body: bytes = message.get("body", b"")  # all of it in one message, as usual
+            disconnected = False
+        else:
+            body, disconnected = await _rest_of_body(message, receive)
         if not disconnected:
             scope[BODY_SCOPE_KEY] = body
-        body_sent = False
-        status: int | None = None
-        recorded = False
-
-        def record() -> None:
-            nonlocal recorded
-            if recorded:
-                return
-            recorded = True
-            self.journal.append(
-                JournalEntry(
-                    sys.intern(scope["method"]),
-                    sys.intern(scope["path"]),  # one str each for the many alike requests
-                    scope["query_string"].decode("latin-1"),
-                    body,
-                    status,
-                    scope.get(FAULT_SCOPE_KEY),
-                    scope.get(JSON_SCOPE_KEY),
-                )
-            )
-
-        async def replaying_receive() -> Message:
-            nonlocal body_sent
-            if disconnected:
-                return {"type": "http.disconnect"}
-            if body_sent:
-                return await receive()
-            body_sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        async def recording_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body" and not message.get("more_body", False):
-                # Journal before the last chunk leaves: a client that has its answer
-                # always finds the request in the journal, even under serve().
-                record()
-            await send(message)
-
+        request = _Recording(self.journal, scope, body, disconnected, receive, send)
         try:
-            await self.app(scope, replaying_receive, recording_send)
+            await self.app(scope, request.receive, request.send)
         finally:
-            record()
+            request.record()
+
+
+async def _rest_of_body(message: Message, receive: Receive) -> tuple[bytes, bool]:
+    """The body ``message`` starts, joined, and whether the client left before its end."""
+    chunks: list[bytes] = []
+    while message["type"] == "http.request":
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks), False
+        message = await receive()
+    return b"".join(chunks), True
+
+
+@dataclass(slots=True)
+class _Recording:
+    """One request passing through: its body replayed to the app, its status noted, and
+    its journal entry made once (before the answer's last chunk leaves, or at the end)."""
+
+    journal: Journal
+    scope: Scope
+    body: bytes
+    disconnected: bool
+    next_receive: Receive
+    next_send: Send
+    body_sent: bool = False
+    recorded: bool = False
+    status: int | None = None
+
+    def record(self) -> None:
+        if self.recorded:
+            return
+        self.recorded = True
+        scope = self.scope
+        self.journal.append(
+            JournalEntry(
+                sys.intern(scope["method"]),
+                sys.intern(scope["path"]),  # one str each for the many alike requests
+                scope["query_string"].decode("latin-1"),
+                self.body,
+                self.status,
+                scope.get(FAULT_SCOPE_KEY),
+                scope.get(JSON_SCOPE_KEY),
+            )
+        )
+
+    async def receive(self) -> Message:
+        if self.disconnected:
+            return {"type": "http.disconnect"}
+        if self.body_sent:
+            return await self.next_receive()
+        self.body_sent = True
+        return {"type": "http.request", "body": self.body, "more_body": False}
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            self.status = message["status"]
+        elif kind == "http.response.body" and not message.get("more_body", False):
+            # Journal before the last chunk leaves: a client that has its answer
+            # always finds the request in the journal, even under serve().
+            self.record()
+        await self.next_send(message)
