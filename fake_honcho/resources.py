@@ -143,11 +143,13 @@ def new_peer(fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: 
 
 def ensure_peers(fake: FakeHoncho, ws: str, names: list[str]) -> None:
     """Create the missing peers (and the workspace) after validating their names."""
-    check_new_peer_names(fake, ws, names)
+    missing = [name for name in names if fake.store.get("peers", (ws, name)) is None]
+    if not missing:  # the common case: a write by peers that exist
+        return
+    check_new_peer_names(fake, ws, missing)
     ensure_workspace(fake, ws)
-    for pid in dict.fromkeys(names):
-        if fake.store.get("peers", (ws, pid)) is None:
-            fake.store.put("peers", (ws, pid), new_peer(fake, ws, pid, None, None))
+    for pid in dict.fromkeys(missing):
+        fake.store.put("peers", (ws, pid), new_peer(fake, ws, pid, None, None))
 
 
 def get_peer(fake: FakeHoncho, ws: str, pid: str) -> Row:
@@ -249,12 +251,8 @@ def plan_members(
     if not peers and not leaving:
         return {}
     stamp = now(fake)
-    planned: dict[str, Row] = {
-        row["peer_id"]: row
-        for row in session_members(fake.store, ws, sid)
-        if row["peer_id"] not in leaving
-    }
     changes: dict[str, Row] = {}
+    rejoins_only = not leaving  # then the observers are those of the session as it is
     for pid, config in peers.items():
         config = config or {}
         current = fake.store.get("session_peers", (ws, sid, pid))
@@ -264,6 +262,7 @@ def plan_members(
         if current is not None and active and not replace_config:
             row = {**current, "joined_at": stamp}
         else:
+            rejoins_only = False
             row = {
                 "peer_id": pid,
                 "observe_me": config.get("observe_me"),
@@ -272,10 +271,16 @@ def plan_members(
                 "left_at": None,
             }
         changes[pid] = row
-        planned[pid] = row
-    observers = sum(1 for row in planned.values() if row.get("observe_others"))
-    if observers > SESSION_OBSERVERS_LIMIT:
-        raise observers_error(sid, observers)
+    if not rejoins_only:
+        planned: dict[str, Row] = {
+            row["peer_id"]: row
+            for row in session_members(fake.store, ws, sid)
+            if row["peer_id"] not in leaving
+        }
+        planned.update(changes)
+        observers = sum(1 for row in planned.values() if row.get("observe_others"))
+        if observers > SESSION_OBSERVERS_LIMIT:
+            raise observers_error(sid, observers)
     return changes
 
 
