@@ -32,12 +32,32 @@ def resolve(
     store: Store, workspace_id: str, session_id: str | None, message_configuration: Any = None
 ) -> Resolved:
     """Walk the hierarchy for each setting; the most specific non-null value wins."""
-    workspace = store.get("workspaces", workspace_id) or {}
+    workspace = store.get("workspaces", workspace_id)
     session = store.get("sessions", (workspace_id, session_id)) if session_id else None
+    if message_configuration is not None:
+        return _resolve(message_configuration, session, workspace)
+    # Stored rows are replaced, never changed: the same two rows resolve the same way.
+    key = (id(workspace), id(session))
+    known = _SETTLED.get(key)
+    if known is not None and known[0] is workspace and known[1] is session:
+        return known[2]
+    if len(_SETTLED) >= SETTLED_LIMIT:
+        _SETTLED.clear()
+    resolved = _resolve(None, session, workspace)
+    _SETTLED[key] = (workspace, session, resolved)
+    return resolved
+
+
+SETTLED_LIMIT = 1024
+"""Session-level settings kept (each entry holds its two rows, so their ids stay theirs)."""
+_SETTLED: dict[tuple[int, int], tuple[Row | None, Row | None, Resolved]] = {}
+
+
+def _resolve(message_configuration: Any, session: Row | None, workspace: Row | None) -> Resolved:
     levels = [
         _as_dict(message_configuration),
         _as_dict((session or {}).get("configuration")),
-        _as_dict(workspace.get("configuration")),
+        _as_dict((workspace or {}).get("configuration")),
     ]
     return Resolved(
         reasoning=_pick(levels, "reasoning", "enabled", True),
