@@ -9,7 +9,7 @@ vocabulary is long on every query, so the runs are also kept
   with a piece are one contiguous stretch of the first (second), found by bisection;
 * filed under their two- and three-character slices: a piece of two or three
   characters is its runs' slice; a longer one's runs are among those filed under its
-  two rarest slices, and a string test confirms each (one character scans the runs).
+  rarest slice, and a string test confirms each (one character scans the runs).
 
 All of it is kept up to date run by run, so a write never rebuilds anything.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, insort
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from fake_honcho.search.english import run_lexeme
 
@@ -40,6 +40,7 @@ class Vocabulary:
         "_by_start",
         "_cache",
         "_claims",
+        "_ends",
         "_slices",
         "_words",
         "runs",
@@ -53,6 +54,7 @@ class Vocabulary:
         self._words: list[str] = []  # the runs in arrival order: the others hold numbers
         self._by_start: list[str] = []  # the runs, sorted
         self._by_end: list[str] = []  # the runs reversed, sorted
+        self._ends: list[str] = []  # the runs themselves, in the order of _by_end
         self._slices: dict[str, array[int]] = {}
         self._cache: dict[tuple[str, bool, bool], list[str]] = {}
 
@@ -91,7 +93,10 @@ class Vocabulary:
         self._words.append(run)
         self._cache.clear()
         insort(self._by_start, run)
-        insort(self._by_end, run[::-1])
+        backwards = run[::-1]
+        at = bisect_left(self._by_end, backwards)
+        self._by_end.insert(at, backwards)
+        self._ends.insert(at, run)
         slices = self._slices
         for piece in _slices(run) | _slices(run, 2):
             found = slices.get(piece)
@@ -124,23 +129,22 @@ class Vocabulary:
 
     def _ending(self, piece: str) -> list[str]:
         order, backwards = self._by_end, piece[::-1]
-        found = order[bisect_left(order, backwards) : bisect_left(order, backwards + _LAST)]
-        return [word[::-1] for word in found]
+        return self._ends[bisect_left(order, backwards) : bisect_left(order, backwards + _LAST)]
 
     def _containing(self, piece: str) -> list[str]:
         """The runs containing ``piece``: those filed under it (a slice or a pair), those
-        filed under its two rarest slices that contain it, or (one character) a scan."""
+        filed under its rarest slice that contain it, or (one character) a scan."""
         words = self._words
         if len(piece) < 2:
             return [word for word in words if piece in word]
         if len(piece) <= _SLICE:
             return [words[number] for number in self._slices.get(piece, ())]
-        filed: list[array[int]] = []
-        for part in _slices(piece):
-            under = self._slices.get(part)
-            if under is None:
-                return []
-            filed.append(under)
-        filed.sort(key=len)
-        numbers = set(filed[0]).intersection(filed[1]) if len(filed) > 1 else filed[0]
-        return [word for word in map(words.__getitem__, numbers) if piece in word]
+        slices = self._slices
+        rarest: Sequence[int] = slices.get(piece[:_SLICE], ())  # () for a slice unseen
+        for at in range(1, len(piece) - _SLICE + 1):
+            under: Sequence[int] = slices.get(piece[at : at + _SLICE], ())
+            if len(under) < len(rarest):
+                rarest = under
+        # Testing each run filed under the rarest slice costs less than intersecting
+        # it with the next rarest first (which holds at least as many).
+        return [word for word in map(words.__getitem__, rarest) if piece in word]

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from fake_honcho.search import SearchIndex
 from fake_honcho.search.chars import pg_lower
+from fake_honcho.search.vocabulary import Vocabulary
 from fake_honcho.state import Store
 
 from .test_search import put_message
@@ -40,3 +41,34 @@ def test_each_run_holds_exactly_the_messages_it_occurs_in(contents: list[str], s
         return
     held = index.workspaces["ws"].vocabulary.runs
     assert {run: set(seqs) for run, seqs in held.items()} == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(st.text(alphabet="abé", min_size=1, max_size=9), max_size=40),
+    piece=st.text(alphabet="abé", min_size=1, max_size=6),
+    starts=st.booleans(),
+    ends=st.booleans(),
+)
+def test_the_runs_fitting_a_piece_are_those_a_scan_finds(
+    runs: list[str], piece: str, starts: bool, ends: bool
+) -> None:
+    """By bisection (starting, ending), by the rarest slice (containing), or exact."""
+    vocabulary = Vocabulary()
+    for seq, run in enumerate(dict.fromkeys(runs), start=1):
+        vocabulary.add(seq, [run], {})
+    expected = [
+        run
+        for run in dict.fromkeys(runs)
+        if (
+            run == piece
+            if starts and ends
+            else run.startswith(piece)
+            if starts
+            else run.endswith(piece)
+            if ends
+            else piece in run
+        )
+    ]
+    assert sorted(vocabulary.fitting(piece, starts, ends)) == sorted(expected)
+    assert sorted(vocabulary.fitting(piece, starts, ends)) == sorted(expected)  # cached
