@@ -141,7 +141,7 @@ def normalize(content: str) -> str:
 def _clauses(text: str) -> list[str]:
     text = text.replace("\u2019", "'").replace("\u00a0", " ")
     clauses = []
-    for raw in _CLAUSE_SPLIT.split(text):
+    for raw in _split(text):
         clause = " ".join(raw.split())
         while True:
             stripped = _FILLER.sub("", clause, count=1)
@@ -151,6 +151,55 @@ def _clauses(text: str) -> list[str]:
         if clause:
             clauses.append(clause)
     return clauses
+
+
+def _split(text: str) -> list[str]:
+    """``_CLAUSE_SPLIT.split(text)``, trying the pattern only where a match can start.
+
+    ``re`` tests a pattern that starts with a character class at every position (about
+    20 ns a character, some 70 us for a 700-character message). A match starts at a
+    mark (``.!?;`` or a newline) or where whitespace, or a comma and whitespace, comes
+    before "and"/"but" and then "i" or "my"; ASCII text finds those with ``str.find``
+    (lowercasing keeps its positions) and matches there, in order, as ``split`` would.
+    """
+    if not text.isascii():
+        return _CLAUSE_SPLIT.split(text)
+    starts = [at for mark in _MARKS for at in _positions(text, mark)]
+    lower = text.lower()
+    for word in ("and", "but"):
+        for at in _positions(lower, word):
+            after = at + 3
+            while after < len(lower) and lower[after].isspace():
+                after += 1
+            if at == 0 or after == at + 3 or lower[after : after + 1] not in ("i", "m"):
+                continue  # not "<space>and<space>i..." or "...my": no separator here
+            start = at
+            while start > 0 and text[start - 1].isspace():
+                start -= 1
+            if start < at:  # a match may start anywhere in the run (after a mark's match)
+                comma = start > 0 and text[start - 1] == ","
+                starts += range(start - 1 if comma else start, at)
+    pieces: list[str] = []
+    begin = 0
+    for at in sorted(starts):
+        found = _CLAUSE_SPLIT.match(text, at) if at >= begin else None
+        if found is not None:
+            pieces.append(text[begin:at])
+            begin = found.end()
+    pieces.append(text[begin:])
+    return pieces
+
+
+_MARKS = ".!?;\n"
+
+
+def _positions(text: str, needle: str) -> list[int]:
+    found = []
+    at = text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
 
 
 def _match(clause: str, peer: str) -> Fact | None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fake_honcho.deriver.extract import extract_facts, fact_of
+from bench.corpus import conversation
+from fake_honcho.deriver.extract import _CLAUSE_SPLIT, _split, extract_facts, fact_of
 
 
 @pytest.mark.parametrize(
@@ -76,3 +79,73 @@ def test_a_dotted_or_dotless_i_starts_a_clause_like_i() -> None:
     # re.IGNORECASE equates both with "i", so the quick first-letter check must too.
     assert [fact.content for fact in extract_facts("\u0130 like tea", "x")] == ["x likes tea"]
     assert [fact.content for fact in extract_facts("\u0131 like tea", "x")] == ["x likes tea"]
+
+
+# Pieces that meet the splitter's edge cases: marks after abbreviations, runs of marks,
+# "and"/"but" inside words, before "i"/"my" or not, after a comma, across odd whitespace.
+SPLIT_PIECES = [
+    "I",
+    "i",
+    "my",
+    "My",
+    "mine",
+    "I'm",
+    "and",
+    "And",
+    "AND",
+    "band",
+    "but",
+    "But",
+    "st.",
+    "Dr.",
+    "mrs.",
+    "Jr!",
+    "Ms",
+    ".",
+    "..",
+    "?!",
+    "!",
+    ";",
+    "\n",
+    ",",
+    ",,",
+    " ",
+    "  ",
+    "\t",
+    "\x0b",
+    "\x1c",
+    "x",
+    "is",
+    "e.g.",
+    "a.b",
+    "my.",
+    "i,",
+    "café",
+    "\u2028",
+]
+
+
+@settings(max_examples=2000)
+@given(st.lists(st.tuples(st.sampled_from(SPLIT_PIECES), st.sampled_from(["", " ", "  "]))))
+def test_clauses_split_where_the_pattern_splits(parts: list[tuple[str, str]]) -> None:
+    text = "".join(piece + space for piece, space in parts)
+    assert _split(text) == _CLAUSE_SPLIT.split(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x.\n but I'm here",  # a mark's match ends inside the whitespace before "but"
+        "x;  and my day",
+        "ok,\tBUT i said",
+        "Dr. and I left. St. but my car",
+        "band I and mine but myself",
+    ],
+)
+def test_clauses_split_where_the_pattern_splits_at_edges(text: str) -> None:
+    assert _split(text) == _CLAUSE_SPLIT.split(text)
+
+
+def test_clauses_of_long_messages_split_where_the_pattern_splits() -> None:
+    for text in conversation(300):
+        assert _split(text) == _CLAUSE_SPLIT.split(text)
