@@ -57,6 +57,9 @@ class Store:
 
     def attachment(self, factory: Callable[[Store], Attachment]) -> Attachment:
         """The one ``factory(self)`` of this store (e.g. an index), built on first use."""
+        found = self._attachments.get(factory)  # a dict read is atomic: no lock once built
+        if found is not None:
+            return found
         with self.lock:
             found = self._attachments.get(factory)
             if found is None:

@@ -67,6 +67,6 @@ def public(row: Row | None) -> Row | None:
 
 
 def _opening(content: str, words: int) -> str:
-    parts = content.split()
+    parts = content.split(None, words)  # the rest, if any, stays in one last part
     text = " ".join(parts[:words])
     return text + " ..." if len(parts) > words else text
