@@ -21,6 +21,8 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fake_honcho.wire import escaped
+
 _escape = json.encoder.encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
 
 __all__ = [
@@ -221,11 +223,7 @@ def _json_string(text: str) -> bytes | None:
         raw = text.encode()
     except UnicodeEncodeError:
         return None
-    return _quoted(text) if not raw.translate(None, _UNESCAPED) else _escape(text).encode()
-
-
-_UNESCAPED = bytes(range(0x20, 0x100)).replace(b'"', b"").replace(b"\\", b"")
-"""UTF-8 bytes JSON writes as they are (every other byte is escaped)."""
+    return b'"%b"' % escaped(raw)
 
 
 def _long_strings(value: Any, found: list[str]) -> list[str]:

@@ -33,7 +33,7 @@ from pydantic_core import core_schema as cs
 from pydantic_core.core_schema import ExtraBehavior
 
 from fake_honcho.errors import Loc, RequestValidationError, ValidationItem
-from fake_honcho.sanitize import sanitized_metadata
+from fake_honcho.sanitize import sanitized_metadata, strip_nul
 from fake_honcho.tokens import estimate_tokens, special_token_error, token_count
 
 Lookup = Callable[[str, str], tuple[str, Any]]
@@ -96,13 +96,7 @@ EMBEDDING_TOKENS = 8192
 """``EMBEDDING.MAX_INPUT_TOKENS``: the most tokens a conclusion's content may have."""
 
 
-def _without_nul(value: str) -> str:
-    """``ConclusionCreate``'s and ``MessageCreate``'s ``content`` validator (after the
-    length check)."""
-    return value.replace("\x00", "")
-
-
-def _encodable(value: dict[str, Any]) -> dict[str, Any]:
+def encodable(value: dict[str, Any]) -> dict[str, Any]:
     """``MessageCreate``'s model validator: tiktoken's ``encode`` refuses special tokens."""
     refused = special_token_error(value["content"])
     if refused is not None:
@@ -112,7 +106,7 @@ def _encodable(value: dict[str, Any]) -> dict[str, Any]:
 
 def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
     """``ConclusionCreate``'s model validator: tiktoken's ``encode`` of the content."""
-    count = token_count(_encodable(value)["content"])
+    count = token_count(encodable(value)["content"])
     if count > EMBEDDING_TOKENS:
         raise ValueError(
             f"Content exceeds maximum embedding token limit of {EMBEDDING_TOKENS} "
@@ -132,6 +126,10 @@ def _always(check: Check) -> Choice:
 
 def _if_nul(check: Check) -> Choice:
     return lambda raw: check if raw.nul else None
+
+
+def _if_special(check: Check) -> Choice:
+    return lambda raw: check if raw.special else None
 
 
 def _metadata(raw: RawBody) -> Check:
@@ -159,10 +157,11 @@ METADATA_SCHEMAS = (
 VALIDATORS: dict[tuple[str, str | None], Choice] = {
     ("ReasoningConfiguration", "custom_instructions"): _always(_custom_instructions_budget),
     ("SummaryConfiguration", None): _always(_summary_thresholds),
-    ("ConclusionCreate", "content"): _if_nul(_without_nul),
+    # Content: NULs stripped after the length check.
+    ("ConclusionCreate", "content"): _if_nul(strip_nul),
     ("ConclusionCreate", None): _always(_embedding_budget),
-    ("MessageCreate", "content"): _if_nul(_without_nul),
-    ("MessageCreate", None): lambda raw: _encodable if raw.special else None,
+    ("MessageCreate", "content"): _if_nul(strip_nul),
+    ("MessageCreate", None): _if_special(encodable),
     **{(schema, "metadata"): _metadata for schema in METADATA_SCHEMAS},
 }
 

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from fake_honcho.render_memo import RenderMemo
 from fake_honcho.state import Row
 
-__all__ = ["JSONBody", "PublicRows", "dumps", "plain", "public"]
+__all__ = ["JSONBody", "PublicRows", "dumps", "escaped", "plain", "public"]
 
 # JSONResponse.render's options (ensure_ascii=False, allow_nan=False, compact), with
 # json's C encoder built once rather than per call, and without the circular-reference
@@ -208,10 +208,10 @@ def _message_json(row: Row, repeated: dict[Any, tuple[bytes, bytes]]) -> bytes |
         return None
     meta = b"{}" if not metadata and isinstance(metadata, dict) else _encode(metadata).encode()
     before, after = around
-    return b"".join((head, _escaped(content.encode()), before, meta, after, b"%d}" % token_count))
+    return b"".join((head, escaped(content.encode()), before, meta, after, b"%d}" % token_count))
 
 
-def _escaped(text: bytes) -> bytes:
+def escaped(text: bytes) -> bytes:
     """UTF-8 text with JSON's escapes, as ``_escape`` writes them (no quotes around).
 
     Only ASCII bytes ever need escaping, and no byte of a multi-byte UTF-8 character

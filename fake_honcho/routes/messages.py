@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,7 @@ from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.render_memo import render_memo
+from fake_honcho.request_models import encodable
 from fake_honcho.resources import (
     check_new_peer_names,
     clean_configuration,
@@ -39,7 +41,7 @@ from fake_honcho.resources import (
 )
 from fake_honcho.sanitize import sanitized_metadata, strip_nul
 from fake_honcho.state import NO_METADATA, Row, message_row
-from fake_honcho.tokens import special_token_error, token_count
+from fake_honcho.tokens import token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
 from fake_honcho.wire import PublicRows
 
@@ -187,29 +189,22 @@ async def upload(request: Request) -> Response:
                 raise HonchoError(422, f"Invalid JSON in {name}") from None
     if isinstance(extra["created_at"], str) and extra["created_at"]:
         item["created_at"] = extra["created_at"]
-    item["metadata"] = _upload_metadata(item.get("metadata"))
+    # Not a model body: the models' validators run one by one, each refusal a 422.
+    item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [
-        _draft({**item, "content": _encodable(strip_nul(chunk), item)}, ("body",))
+        _draft(_validated(encodable, {**item, "content": strip_nul(chunk)}, ("body",)), ("body",))
         for chunk in split_text(text)
     ]
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
 
 
-def _upload_metadata(value: Any) -> Any:
-    """An upload's metadata through ``_SanitizedMetadata``'s validator, refused as a 422."""
+def _validated(check: Callable[[Any], Any], value: Any, loc: tuple[Any, ...]) -> Any:
+    """``check(value)``, a model validator's ``ValueError`` answered as pydantic's item."""
     try:
-        return sanitized_metadata(value)
+        return check(value)
     except ValueError as error:
-        raise value_error(("body", "metadata"), str(error), value) from None
-
-
-def _encodable(content: str, item: dict[str, Any]) -> str:
-    """An upload's chunk, refused as ``MessageCreate``'s validator refuses special tokens."""
-    refused = special_token_error(content)
-    if refused is not None:
-        raise value_error(("body",), refused, {**item, "content": content})
-    return content
+        raise value_error(loc, str(error), value) from None
 
 
 async def list_messages(request: Request) -> Response:
