@@ -210,16 +210,9 @@ def serve(argv: Sequence[str]) -> int:
 
 
 def compare(argv: Sequence[str]) -> int:
-    """``fake-honcho compare --against URL``: the drift report (``contract_tests.drift.cli``)."""
-    try:
-        from contract_tests.drift.cli import main as run
-    except ImportError as error:  # the report normalises with the contract kit's snapshot rules
-        print(
-            f"fake-honcho compare: error: needs the contract extra "
-            f"(pip install 'honcho-contract-kit[contract]'): {error}",
-            file=sys.stderr,
-        )
-        return 2
+    """``fake-honcho compare --against URL``: the drift report (``fake_honcho.drift.cli``)."""
+    from fake_honcho.drift.cli import main as run
+
     return run(argv)
 
 

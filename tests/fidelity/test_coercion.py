@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.drift.coercion import COERCION_SCRIPTS
-from contract_tests.drift.recording import differences, load_recordings, run_on_fake
+from fake_honcho.drift.coercion import COERCION_SCRIPTS
+from fake_honcho.drift.recording import differences, load_recordings, run_on_fake
 
 RECORDINGS = {r.script.name: r for r in load_recordings(Path(__file__).with_name("coercion"))}
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.drift.cli import _without_credentials
-from contract_tests.drift.cli import main as compare
 from fake_honcho import FakeHoncho
 from fake_honcho.cli import main as fake_honcho_main
+from fake_honcho.drift.cli import _without_credentials
+from fake_honcho.drift.cli import main as compare
 from tests.conftest import ServedFake
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from starlette.routing import Route
 
-from contract_tests.drift.recording import Recording, differences, load_recordings, run_on_fake
-from contract_tests.drift.scripts import SCRIPTS
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import divergence
+from fake_honcho.drift.recording import Recording, differences, load_recordings, run_on_fake
+from fake_honcho.drift.scripts import SCRIPTS
 
 EXCHANGES = Path(__file__).parent / "exchanges"
 RECORDINGS = {recording.script.name: recording for recording in load_recordings(EXCHANGES)}

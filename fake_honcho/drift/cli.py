@@ -1,7 +1,7 @@
 """``fake-honcho compare --against URL``: the drift report between a Honcho and the fake.
 
-Every scripted exchange (``contract_tests.drift.scripts``, then the coercion matrix
-of ``contract_tests.drift.coercion``) runs against the
+Every scripted exchange (``fake_honcho.drift.scripts``, then the coercion matrix
+of ``fake_honcho.drift.coercion``) runs against the
 server at URL, in fresh workspaces deleted afterwards, and against a fresh
 in-process fake; each exchange whose normalised answers differ is printed with
 its request and both answers. Differences the fake declares on purpose
@@ -23,10 +23,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from contract_tests.drift.exchange import run_script, workspace_names
-from contract_tests.drift.recording import Recording, differences, run_on_fake, write_recording
-from contract_tests.drift.scripts import EVERY_SCRIPT, script_named
-from contract_tests.namespace import delete_workspaces
+from fake_honcho.drift.cleanup import delete_workspaces
+from fake_honcho.drift.exchange import run_script, workspace_names
+from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
+from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
 
 __all__ = ["build_parser", "main"]
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from contract_tests.snapshot import Normaliser
+from fake_honcho.drift.normalise import Normaliser
 
 __all__ = ["Result", "Script", "Session", "Step", "run_script", "workspace_names"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from contract_tests.drift.exchange import Result, Script, Step, run_script, workspace_names
+from fake_honcho.drift.exchange import Result, Script, Step, run_script, workspace_names
 
 __all__ = [
     "Difference",
