@@ -18,6 +18,12 @@ Fixtures
     ``honcho_settle``     ``settle(workspace=None)``: wait until derived data is ready
     ``honcho_snapshot``   ``assert honcho_snapshot == data``: normalised JSON snapshot
     ``honcho_reference``  ``assert honcho_reference == data``: the shipped real-Honcho snapshot
+    ``honcho_served``     :class:`~fake_honcho.drift.probe.Served`: what the target serves
+                          (probed once per run for ``--honcho-url``; the fake's version else)
+
+Markers
+    ``honcho_needs(*features)`` skip, naming the reason, when the target lacks a
+    :class:`~fake_honcho.versions.Feature` (``"scopes"``, ``Feature.WORKSPACE_CHAT``, ...)
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ if TYPE_CHECKING:
     from contract_tests.settle import Settler
     from contract_tests.snapshot import HonchoSnapshot
     from contract_tests.target import HonchoTarget
+    from fake_honcho.drift.probe import Served
 
 pytest_plugins = (
     ["contract_tests.faults"] if importlib.util.find_spec("contract_tests.faults") else []
@@ -51,6 +58,11 @@ _REAPED = pytest.StashKey[list[str]]()
 # so they may still be listed when the reaper runs, and are not leftovers.
 _TORN_DOWN = pytest.StashKey[set[str]]()
 _REAPER_ERROR = pytest.StashKey[str]()
+_SERVED = pytest.StashKey["Served"]()
+
+BROADENED = "scoped read silently broadened:"
+"""How the xfail reason of a scoped read the target answered unscoped starts; the summary
+collects them."""
 
 UNRECORDED = "no snapshot recorded yet for this backend:"
 """How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
@@ -63,6 +75,9 @@ MARKERS = (
     "unless --honcho-llm is given.",
     "honcho_requires(*capabilities): the test needs these Capabilities of the backend "
     "under test; skipped, naming them, when the suite subclass does not declare them.",
+    "honcho_needs(*features): the test needs these Honcho server features "
+    "(fake_honcho.versions.Feature: scopes, workspace-chat, ...); skipped, naming them, when "
+    "the target lacks them (a --honcho-url target is probed, the fake speaks --honcho-version).",
 )
 
 
@@ -135,14 +150,20 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     workerinput = getattr(config, "workerinput", None)
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
+    if workerinput and "honcho_served" in workerinput:
+        from fake_honcho.drift.probe import Served
+
+        config.stash[_SERVED] = Served.from_json(workerinput["honcho_served"])
     config.stash[_REAPED] = []
     config.stash[_TORN_DOWN] = set()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share this run's id with every worker."""
+    """xdist controller: share this run's id, and what the probe found, with every worker."""
     node.workerinput["honcho_run_uid"] = node.config.stash[_RUN_UID]
+    if _SERVED in node.config.stash:
+        node.workerinput["honcho_served"] = node.config.stash[_SERVED].to_json()
 
 
 def _real_url(config: pytest.Config) -> str | None:
@@ -154,17 +175,29 @@ def _api_key(config: pytest.Config) -> str | None:
     return config.getoption("honcho_api_key") or os.environ.get("HONCHO_API_KEY") or None
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    url = _real_url(config)
-    version = config.getoption("honcho_version")
-    if url:
-        target = f"real server at {url}"
-    else:
+def served(config: pytest.Config) -> Served:
+    """What the run's target serves: probed at session start for ``--honcho-url``, the
+    version ``--honcho-version`` names for the in-process fake."""
+    if _SERVED not in config.stash:
+        from fake_honcho.drift.probe import served_by_version
         from fake_honcho.versions import resolve_version
 
-        target = f"in-process fake speaking Honcho {resolve_version(version)}"
+        version = resolve_version(config.getoption("honcho_version"))
+        config.stash[_SERVED] = served_by_version(version)
+    return config.stash[_SERVED]
+
+
+def _target_name(config: pytest.Config) -> str:
+    url = _real_url(config)
+    return f"real server at {url}" if url else "in-process fake"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    url = _real_url(config)
+    found = served(config)
+    verb = "serves" if url else "speaking"
     auth = " (api key set)" if url and _api_key(config) else ""
-    return f"honcho contract target: {target}{auth}"
+    return f"honcho contract target: {_target_name(config)}{auth}, {verb} {found.describe()}"
 
 
 def _contract_names(item: pytest.Item) -> set[str]:
@@ -185,29 +218,68 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
         from fake_honcho.divergences import affecting  # only against a real server
 
-        declared = affecting(_contract_names(item))
+        declared = affecting(_contract_names(item), served(item.config).features)
         if declared:
             pytest.skip(declared[0].skip_reason)
+    _skip_unless_served(item)
     for mark in item.iter_markers("honcho_requires"):
         unknown = sorted(set(mark.args) - capability_names())
         if unknown:
             raise pytest.UsageError(f"{item.nodeid}: honcho_requires names unknown {unknown}")
 
 
+def _needed(item: pytest.Item) -> set[str]:
+    """The feature names the item's ``honcho_needs`` markers ask for (unknown: usage error)."""
+    from fake_honcho.versions import Feature
+
+    asked = [arg for mark in item.iter_markers("honcho_needs") for arg in mark.args]
+    known = set(Feature)  # a StrEnum: "scopes" is Feature.SCOPES
+    unknown = sorted(str(arg) for arg in asked if arg not in known)
+    if unknown:
+        raise pytest.UsageError(
+            f"{item.nodeid}: honcho_needs names unknown feature(s) {unknown}; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    return {str(arg) for arg in asked}
+
+
+def _skip_unless_served(item: pytest.Item) -> None:
+    needed = _needed(item)
+    if not needed:
+        return
+    found = served(item.config)
+    missing = sorted(needed - set(found.features))
+    if missing:
+        how = "probed" if found.probed else "--honcho-version"
+        pytest.skip(
+            f"needs Honcho feature(s) {', '.join(missing)}; the {_target_name(item.config)} "
+            f"serves Honcho {found.version} without them ({how})"
+        )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Probe ``--honcho-url`` once, before xdist starts workers: one clear line, not an
-    error per test, when the server is down or wants a key."""
+    error per test, when the server is down or wants a key; then what it serves (its
+    features and the fields it ignores), shared with the workers."""
     config = session.config
     url = _real_url(config)
     if url is None or hasattr(config, "workerinput"):
         return
+    import httpx
+
     from contract_tests.probe import probe_problem
     from contract_tests.target import HonchoTarget
+    from fake_honcho.drift.probe import probe_server
 
-    problem = probe_problem(HonchoTarget(url, api_key=_api_key(config)))
+    target = HonchoTarget(url, api_key=_api_key(config))
+    problem = probe_problem(target)
     if problem is not None:
         raise pytest.UsageError(problem)
+    # A fresh connection per request: a server without strict filters answers one probe
+    # with a 500, after which it closes the connection.
+    with target.client(limits=httpx.Limits(max_keepalive_connections=0)) as client:
+        config.stash[_SERVED] = probe_server(client)
 
 
 @pytest.fixture(scope="session")
@@ -218,6 +290,13 @@ def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
     from contract_tests.target import HonchoTarget
 
     return HonchoTarget(url, api_key=_api_key(request.config))
+
+
+@pytest.fixture(scope="session")
+def honcho_served(request: pytest.FixtureRequest) -> Served:
+    """What the target serves: its :class:`~fake_honcho.versions.Feature` s, the nearest
+    version, and (for ``--honcho-url``) the request fields it ignores."""
+    return served(request.config)
 
 
 @pytest.fixture
@@ -382,7 +461,37 @@ def _unrecorded(terminalreporter: Any) -> list[str]:
     ]
 
 
+def _broadened(terminalreporter: Any) -> list[str]:
+    """The reasons of scoped reads the target answered unscoped (xfailed, not failed)."""
+    return [
+        f"{report.nodeid}: {report.wasxfail.split(BROADENED, 1)[1].strip()}"
+        for report in terminalreporter.stats.get("xfailed", [])
+        if BROADENED in str(getattr(report, "wasxfail", ""))
+    ]
+
+
+def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
+    """What the probe found the ``--honcho-url`` target drops without a word, and what the
+    scoped-read test saw it do."""
+    found = config.stash.get(_SERVED, None)
+    ignored = found.ignored if found is not None and found.probed else ()
+    broadened = _broadened(terminalreporter)
+    if not ignored and not broadened:
+        return
+    terminalreporter.section("honcho: request fields the target silently ignores", sep="-")
+    if found is not None and ignored:
+        terminalreporter.write_line(
+            f"found by probing {_target_name(config)} (Honcho {found.version}, as probed); "
+            "a client that sends them gets a 200 with broader data, not an error:"
+        )
+    for field in ignored:
+        terminalreporter.write_line(f"  {field.describe()}")
+    for line in broadened:
+        terminalreporter.write_line(f"  seen: {line}")
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    _report_ignored(terminalreporter, config)
     unrecorded = _unrecorded(terminalreporter)
     if unrecorded:
         terminalreporter.write_line(

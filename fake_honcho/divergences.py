@@ -1,4 +1,4 @@
-"""The divergence register: every known difference between the fake and a real Honcho 3.0.12.
+"""The divergence register: every known difference between the fake and a real Honcho.
 
 The fake copies real Honcho wherever a client can tell; where it deliberately does
 not (a real-server bug, a race, an order the server does not promise), the
@@ -13,6 +13,11 @@ against a real server with the entry's id and summary as the reason (see
 :func:`affecting`). ``python -m fake_honcho.divergences`` prints the user-facing page
 (``docs/divergences.md``, kept in step by a test).
 
+Each entry says which versions it applies to, by feature (``fixed_by``: a real-server bug
+a later version fixed, so no divergence there; ``since``: a difference in behaviour a
+version added). Against a real server only the entries that apply to what it serves (as
+probed by :mod:`fake_honcho.drift.probe`) are checked, and only they skip tests.
+
 To add an entry: write a probe (the same code must run against the fake and a real
 server; use a fresh workspace id derived from ``workspace``), record what it returns
 on each, and list the contract tests that cannot pass on the real server because of it.
@@ -26,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
+
+from fake_honcho.versions import VERSIONS, Feature
 
 __all__ = [
     "DIVERGENCES",
@@ -71,12 +78,29 @@ class Divergence:
     probe: Probe
     fake_result: Any
     real_result: Any
-    #: Contract tests (``Class.test_name``) that cannot pass on a real 3.0.12 because of it.
+    #: Contract tests (``Class.test_name``) that cannot pass on such a real server because of it.
     affects: tuple[str, ...] = ()
+    #: The entry applies only to servers without this feature (a later version fixed it).
+    fixed_by: Feature | None = None
+    #: The entry applies only to servers with this feature (a version brought it).
+    since: Feature | None = None
+
+    def applies_to(self, features: Iterable[Feature]) -> bool:
+        """Whether a server serving ``features`` differs from the fake here."""
+        served = set(features)
+        if self.fixed_by is not None and self.fixed_by in served:
+            return False
+        return self.since is None or self.since in served
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """The names of the versions the entry applies to, oldest first."""
+        return tuple(name for name, v in VERSIONS.items() if self.applies_to(v.features))
 
     @property
     def skip_reason(self) -> str:
-        return f"real Honcho 3.0.12 differs here (divergence {self.id}): {self.summary}"
+        versions = ", ".join(self.versions)
+        return f"real Honcho {versions} differs here (divergence {self.id}): {self.summary}"
 
 
 # -- probes -------------------------------------------------------------------------------
@@ -122,14 +146,10 @@ def _client_port(response: httpx.Response) -> Any:
 
 def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
     """Is the keep-alive connection that carried a 500 used again for the next request?"""
-    route = f"POST /v3/workspaces/{workspace}/sessions/s1/messages status=500 times=1"
-    client.post("/_fake/faults", json={"spec": route})  # the fake's 500; 404 on a real server
+    client.post("/_fake/faults", json={"spec": "POST /v3/workspaces/list status=500 times=1"})
     ports = {_client_port(client.get("/health"))}
-    # A real 3.0.12 answers this with an unhandled 500 (divergence real-invalid-author-500).
-    failed = client.post(
-        f"/v3/workspaces/{workspace}/sessions/s1/messages",
-        json={"messages": [{"peer_id": "new.peer", "content": "x"}]},
-    )
+    # A real server answers this with an unhandled 500 (divergence real-page-beyond-int64-500).
+    failed = client.post("/v3/workspaces/list", params={"page": 10**30, "size": 1}, json={})
     ports.add(_client_port(failed))
     try:
         ports.add(_client_port(client.get("/health")))
@@ -271,6 +291,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=422,
         real_result=500,
         affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
+        fixed_by=Feature.PEER_NAME_422,
     ),
     Divergence(
         id="real-lone-surrogate-500",
@@ -339,7 +360,10 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "(fault status=500) keeps the connection alive"
         ),
         reason="fault injection models a server that answers; use the drop fault to model a reset",
-        evidence=f"measured on {_SOURCE} (httpx.ReadError: connection reset by peer)",
+        evidence=(
+            f"measured on {_SOURCE} and on main ddbb90e + #931 (3.1), after the 500 of an "
+            "overflowing page (httpx.ReadError: connection reset by peer)"
+        ),
         probe=_probe_connection_after_500,
         fake_result={"status": 500, "reused": True},
         real_result={"status": 500, "reused": False},
@@ -412,6 +436,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_peer_put_invalid_id,
         fake_result=422,
         real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
     ),
     Divergence(
         id="real-filter-errors-500",
@@ -429,6 +454,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_filter_unknown_operator,
         fake_result=422,
         real_result=500,
+        fixed_by=Feature.STRICT_FILTERS,
     ),
     Divergence(
         id="deletion-at-once",
@@ -601,35 +627,57 @@ def divergence(divergence_id: str) -> Divergence:
         raise KeyError(f"no divergence {divergence_id!r}; known: {', '.join(_BY_ID)}") from None
 
 
-def affecting(test_names: Iterable[str]) -> list[Divergence]:
-    """Entries that name any of ``test_names`` (``Class.test_name``) in ``affects``."""
+def affecting(
+    test_names: Iterable[str], features: Iterable[Feature] | None = None
+) -> list[Divergence]:
+    """Entries that name any of ``test_names`` (``Class.test_name``) in ``affects`` and apply
+    to a server serving ``features`` (``None``: any server)."""
     names = set(test_names)
-    return [entry for entry in DIVERGENCES if names.intersection(entry.affects)]
+    served = None if features is None else frozenset(features)
+    return [
+        entry
+        for entry in DIVERGENCES
+        if names.intersection(entry.affects) and (served is None or entry.applies_to(served))
+    ]
+
+
+def _applies_line(entry: Divergence) -> str:
+    versions = ", ".join(entry.versions)
+    fixed = (
+        f" (no divergence from the version serving `{entry.fixed_by}` on)" if entry.fixed_by else ""
+    )
+    since = f" (from the version serving `{entry.since}` on)" if entry.since else ""
+    return f"- **Applies to:** {versions}{fixed}{since}."
 
 
 def render_markdown() -> str:
     """The user-facing page, ``docs/divergences.md``."""
     lines = [
-        "# Where the fake differs from a real Honcho 3.0.12",
+        "# Where the fake differs from a real Honcho",
         "",
         "Generated from `fake_honcho/divergences.py` by `python -m fake_honcho.divergences`;"
         " do not edit by hand.",
         "Each entry is checked: `tests/fidelity/test_divergences.py` runs its probe against"
-        " the fake (and against a real server with `--honcho-url`) and fails once the"
-        " difference is gone.",
-        "Contract tests an entry names are skipped against a real server, with the entry's id"
-        " as the reason.",
+        " the fake (and against a real server with `--honcho-url`, for the entries that apply"
+        " to the version that server is probed to serve) and fails once the difference is gone.",
+        "Contract tests an entry names are skipped against a real server the entry applies to,"
+        " with the entry's id as the reason. A real-server bug a later version fixed is no"
+        " divergence at that version.",
         "",
-        "| id | kind | summary |",
-        "|---|---|---|",
+        "| id | kind | versions | summary |",
+        "|---|---|---|---|",
     ]
-    lines += [f"| [`{e.id}`](#{e.id}) | {e.kind} | {e.summary} |" for e in DIVERGENCES]
+    lines += [
+        f"| [`{e.id}`](#{e.id}) | {e.kind} | {', '.join(e.versions)} | {e.summary} |"
+        for e in DIVERGENCES
+    ]
     for entry in DIVERGENCES:
         lines += [
             "",
             f"## {entry.id}",
             "",
-            f"- **Real 3.0.12:** {entry.real}.",
+            _applies_line(entry),
+            f"- **Real server:** {entry.real}.",
             f"- **Fake:** {entry.fake}.",
             f"- **Why the fake keeps it:** {entry.reason}.",
             f"- **Evidence:** {entry.evidence}.",

@@ -27,6 +27,7 @@ from fake_honcho.resources import (
     ensure_session,
     ensure_workspace,
     get_active_session,
+    get_peer,
     new_session,
     now,
     peer_create_error,
@@ -36,6 +37,7 @@ from fake_honcho.resources import (
     session_peer_config,
 )
 from fake_honcho.routes._search import run_search
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -249,6 +251,8 @@ async def get_peer_config(request: Request) -> Response:
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
     with fake.store.lock:
+        if fake.version.speaks(Feature.SCOPES):
+            get_peer(fake, ws, pid)  # 3.1 reads the peer first, to refuse a scope's config
         member = fake.store.get("session_peers", (ws, sid, pid))
         if member is None:
             raise HonchoError(
