@@ -276,7 +276,12 @@ async def set_peer_config(request: Request) -> Response:
         member = fake.store.get("session_peers", (ws, sid, pid))
         merged = session_peer_config(member) if member is not None else {}
         merged.update({key: value for key, value in body.items() if value is not None})
-        add_members(fake, ws, sid, {pid: merged}, replace_config=True)
+        if member is not None and member["left_at"] is not None:
+            # Honcho updates a departed member's stored config; the peer stays departed.
+            plan_members(fake, ws, sid, {pid: merged}, replace_config=True)  # the observer 400
+            fake.store.put("session_peers", (ws, sid, pid), {**member, **merged})
+        else:
+            add_members(fake, ws, sid, {pid: merged}, replace_config=True)
     return no_content()
 
 

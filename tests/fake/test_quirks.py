@@ -196,6 +196,34 @@ def test_peer_config_put_is_204_and_merges_non_null_keys(client: httpx.Client) -
     assert config == {"observe_me": False, "observe_others": True}
 
 
+def test_peer_config_put_on_a_departed_member_keeps_it_departed(client: httpx.Client) -> None:
+    """Found by the differential test against real 3.1 and 3.0.12: the config changes, and
+    the peer does not rejoin."""
+    post(client, f"{W}/sessions/s/peers", {"alice": {}, "bob": {}})
+    client.put(f"{W}/sessions/s/peers", json={"bob": {}})
+    response = client.put(f"{W}/sessions/s/peers/alice/config", json={"observe_me": False})
+    assert response.status_code == 204
+    members = client.get(f"{W}/sessions/s/peers").json()
+    assert [peer["id"] for peer in members["items"]] == ["bob"]
+    config = client.get(f"{W}/sessions/s/peers/alice/config").json()
+    assert config == {"observe_me": False, "observe_others": None}
+
+
+def test_member_config_of_an_unknown_peer_names_the_peer_from_3_1() -> None:
+    """3.1 reads the peer before the membership (3.0.12 names the membership)."""
+    texts = {}
+    for version in ("3.0.12", "3.1"):
+        with (
+            FakeHoncho(version=version) as fake,
+            httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+        ):
+            texts[version] = detail(client.get(f"{W}/sessions/s/peers/bob/config"))
+    assert texts == {
+        "3.0.12": "Session peer bob not found in session s in workspace ws",
+        "3.1": "Peer bob not found in workspace ws",
+    }
+
+
 def test_clone_is_201_with_a_nanoid_and_404_for_unknown(client: httpx.Client) -> None:
     send_messages(client, "s", {"content": "one", "peer_id": "alice"})
     clone = post(client, f"{W}/sessions/s/clone")

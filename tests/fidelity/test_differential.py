@@ -13,6 +13,9 @@ session lists are not read again (``deletion-at-once``), only sessions holding m
 are cloned (``real-clone-empty-not-saved``) and session names carry the workspace id
 (``real-clone-cross-workspace``); bad names go only where the server answers 4xx.
 
+The fake speaks the version the plugin probed the server to serve (``honcho_served``): a
+real 3.1 is compared with the fake at 3.1, a real 3.0.12 with the fake at 3.0.12.
+
 ``HONCHO_DIFFERENTIAL_EXAMPLES`` (default 60) sets how many sequences of up to 40
 operations run; the test prints how many operations it sent.
 """
@@ -42,6 +45,7 @@ from contract_tests.namespace import delete_workspaces
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
 from fake_honcho.drift.exchange import Session, Step
+from fake_honcho.drift.probe import Served
 
 EXAMPLES = int(os.environ.get("HONCHO_DIFFERENTIAL_EXAMPLES", "60"))
 STEPS = 40
@@ -94,6 +98,7 @@ class Differential(RuleBasedStateMachine):
     """One example: a fresh workspace on the server, a fresh fake, the same operations."""
 
     target: HonchoTarget  # set by the test before the machine runs
+    version: str  # the version the server was probed to serve
     counter: list[int]  # operations sent, shared across examples
 
     def __init__(self) -> None:
@@ -101,7 +106,7 @@ class Differential(RuleBasedStateMachine):
         token = uuid.uuid4().hex[:10]
         self.ws = f"hc-diff-{token}"
         workspaces = {"ws": self.ws}
-        self.fake = FakeHoncho(strict=True)
+        self.fake = FakeHoncho(version=self.version, strict=True)
         self.fake_client = httpx.Client(transport=self.fake.transport(), base_url="http://fake")
         self.real_client = self.target.client(limits=httpx.Limits(max_keepalive_connections=0))
         self.real = Session(self.real_client, workspaces)
@@ -395,12 +400,13 @@ def real_target(honcho_target: HonchoTarget) -> Iterator[HonchoTarget]:
 
 
 def test_fake_and_server_answer_every_generated_sequence_alike(
-    real_target: HonchoTarget, capsys: pytest.CaptureFixture[str]
+    real_target: HonchoTarget, honcho_served: Served, capsys: pytest.CaptureFixture[str]
 ) -> None:
     counter = [0]
 
     class Machine(Differential):
         target = real_target
+        version = honcho_served.version.name
 
     Machine.counter = counter
     run_state_machine_as_test(
@@ -417,4 +423,7 @@ def test_fake_and_server_answer_every_generated_sequence_alike(
         ),
     )
     with capsys.disabled():
-        print(f"\ndifferential: {counter[0]} operations, {EXAMPLES} examples, no difference")
+        print(
+            f"\ndifferential: {counter[0]} operations, {EXAMPLES} examples, fake at "
+            f"{honcho_served.version}, no difference"
+        )

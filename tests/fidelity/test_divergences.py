@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -21,21 +23,32 @@ from fake_honcho.divergences import (
     divergence,
     render_markdown,
 )
+from fake_honcho.drift.probe import Served
+from fake_honcho.versions import VERSIONS, Feature
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"
 IDS = [entry.id for entry in DIVERGENCES]
 
 
 @pytest.fixture(scope="module")
-def served_url() -> Iterator[str]:
-    """One fake behind uvicorn: probes look at connections, so they need real sockets."""
-    with FakeHoncho() as fake, fake.serve() as url:
+def served_url() -> Iterator[Callable[[str], str]]:
+    """``served_url(version)``: a fake of that version behind uvicorn, started when first
+    asked for (probes look at connections, so they need real sockets)."""
+    with ExitStack() as stack:
+
+        @functools.cache
+        def url(version: str) -> str:
+            return stack.enter_context(stack.enter_context(FakeHoncho(version=version)).serve())
+
         yield url
 
 
 @pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
-def test_probe_still_differs_on_the_fake(entry: Divergence, served_url: str) -> None:
-    with httpx.Client(base_url=served_url, timeout=30) as client:
+def test_probe_still_differs_on_the_fake(
+    entry: Divergence, served_url: Callable[[str], str]
+) -> None:
+    """At the oldest version the entry applies to."""
+    with httpx.Client(base_url=served_url(entry.versions[0]), timeout=30) as client:
         observed = entry.probe(client, f"div-{uuid.uuid4().hex[:12]}")
     assert observed == entry.fake_result, f"{entry.id}: the fake now answers {observed!r}"
     assert observed != entry.real_result, (
@@ -45,11 +58,17 @@ def test_probe_still_differs_on_the_fake(entry: Divergence, served_url: str) -> 
 
 @pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
 def test_probe_matches_the_real_server(
-    entry: Divergence, honcho_target: HonchoTarget, honcho_workspace: str
+    entry: Divergence, honcho_target: HonchoTarget, honcho_workspace: str, honcho_served: Served
 ) -> None:
-    """With ``--honcho-url``: the recorded real result is still what the server answers."""
+    """With ``--honcho-url``: the recorded real result is still what the server answers,
+    for the entries that apply to what the server is probed to serve."""
     if honcho_target.is_fake:
         pytest.skip("compares with a real server: run with --honcho-url")
+    if not entry.applies_to(honcho_served.features):
+        pytest.skip(
+            f"{entry.id} applies to Honcho {', '.join(entry.versions)}; the server serves "
+            f"{honcho_served.describe()}"
+        )
     with honcho_target.client() as client:
         observed = entry.probe(client, honcho_workspace)
     if entry.real_result is UNSTABLE:
@@ -60,6 +79,7 @@ def test_probe_matches_the_real_server(
 def test_entries_are_complete_and_ids_unique() -> None:
     assert len(set(IDS)) == len(IDS)
     for entry in DIVERGENCES:
+        assert entry.versions, f"{entry.id}: applies to no version"
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", entry.id), entry.id
         for field in ("summary", "real", "fake", "reason", "evidence"):
             assert getattr(entry, field).strip(), f"{entry.id}: empty {field}"
@@ -88,6 +108,19 @@ def test_affecting_matches_class_qualified_names() -> None:
     found = affecting({"ContractSuite.x", "HonchoAPIContract.test_clone_session"})
     assert [entry.id for entry in found] == ["real-clone-cross-workspace"]
     assert affecting({"TestHoncho.test_clone_session"}) == []
+
+
+def test_a_bug_a_version_fixed_is_no_divergence_there() -> None:
+    """real-invalid-author-500 holds on 3.0.12 and is gone from 3.1 (peer-name-422) on."""
+    entry = divergence("real-invalid-author-500")
+    assert entry.versions == ("3.0.12",)
+    assert entry.applies_to(VERSIONS["3.0.12"].features)
+    assert not entry.applies_to(VERSIONS["3.1"].features)
+    names = {"HonchoAPIContract.test_new_peer_name_from_message_is_validated"}
+    assert [e.id for e in affecting(names, VERSIONS["3.0.12"].features)] == [entry.id]
+    assert affecting(names, {Feature.PEER_NAME_422}) == []
+    assert "real Honcho 3.0.12 differs here" in entry.skip_reason
+    assert divergence("webhooks-order").versions == tuple(VERSIONS)
 
 
 def test_docs_page_is_current() -> None:
