@@ -80,7 +80,7 @@ class Served:
     def to_json(self) -> dict[str, Any]:
         """A plain dict (xdist ships it to every worker)."""
         return {
-            "features": sorted(self.features),
+            "features": sorted(str(feature) for feature in self.features),
             "version": self.version.name,
             "ignored": [[f.route, f.field, f.consequence] for f in self.ignored],
             "probed": self.probed,

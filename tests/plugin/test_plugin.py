@@ -179,7 +179,7 @@ def test_fake_target_by_default(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-rP")
     result.assert_outcomes(passed=8)
     result.stdout.fnmatch_lines(
-        ["honcho contract target: in-process fake speaking Honcho *", "TARGET True *"]
+        ["honcho contract target: in-process fake, speaking Honcho *", "TARGET True *"]
     )
     workspaces = re.findall(r"^WS (\S+)", result.stdout.str(), re.MULTILINE)
     assert len(set(workspaces)) == 2
@@ -197,7 +197,7 @@ def test_url_targets_a_real_server_with_teardown_and_reaper(
     result.assert_outcomes(passed=5, skipped=2, failed=1)
     result.stdout.fnmatch_lines_random(
         [
-            f"honcho contract target: real server at {served_fake.url} (api key set)",
+            f"honcho contract target: real server at {served_fake.url} (api key set), serves *",
             f"TARGET False {served_fake.url} *",
             "*needs the in-process fake's controls: steps the deriver by hand*",
             "*needs an LLM-backed deriver; pass --honcho-llm*",
