@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import httpx
 
-from fake_honcho.versions import VERSIONS, Feature
+from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
 
 __all__ = [
     "DIVERGENCES",
@@ -85,9 +85,10 @@ class Divergence:
     #: The entry applies only to servers with this feature (a version brought it).
     since: Feature | None = None
 
-    def applies_to(self, features: Iterable[Feature]) -> bool:
-        """Whether a server serving ``features`` differs from the fake here."""
-        served = set(features)
+    def applies_to(self, served: HonchoVersion | Iterable[Feature]) -> bool:
+        """Whether a real server of this version (or serving these features, as probed)
+        differs from the fake here."""
+        served = set(served.features if isinstance(served, HonchoVersion) else served)
         if self.fixed_by is not None and self.fixed_by in served:
             return False
         return self.since is None or self.since in served
@@ -95,7 +96,7 @@ class Divergence:
     @property
     def versions(self) -> tuple[str, ...]:
         """The names of the versions the entry applies to, oldest first."""
-        return tuple(name for name, v in VERSIONS.items() if self.applies_to(v.features))
+        return tuple(name for name, version in VERSIONS.items() if self.applies_to(version))
 
     @property
     def skip_reason(self) -> str:

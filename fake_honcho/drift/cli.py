@@ -1,10 +1,11 @@
 """``fake-honcho compare --against URL``: the drift report between a Honcho and the fake.
 
-Every scripted exchange (``fake_honcho.drift.scripts``, then the coercion matrix
-of ``fake_honcho.drift.coercion``) runs against the
-server at URL, in fresh workspaces deleted afterwards, and against a fresh
-in-process fake; each exchange whose normalised answers differ is printed with
-its request and both answers. Differences the fake declares on purpose
+Every scripted exchange (``fake_honcho.drift.scripts``, then the coercion matrix of
+``fake_honcho.drift.coercion``) runs against the server at URL, in fresh workspaces
+deleted afterwards, and against a fresh in-process fake speaking ``--honcho-version``
+(by default the version the server is probed to serve, ``fake_honcho.drift.probe``,
+never its ``/openapi.json`` number); each exchange whose normalised answers differ is
+printed with its request and both answers. Differences the fake declares on purpose
 (``fake_honcho.divergences``) are listed as declared and do not fail the run.
 Exit status: 0 when nothing undeclared differs, 1 when something does, 2 when
 the server cannot be reached. The api key is sent, never printed.
@@ -25,6 +26,7 @@ import httpx
 
 from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.exchange import run_script, workspace_names
+from fake_honcho.drift.probe import probe_server
 from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
 from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
 from fake_honcho.versions import VERSIONS, HonchoVersion, resolve_version
@@ -59,10 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--honcho-version",
         type=_version,
-        default=resolve_version(None),
+        default=None,
         metavar="VERSION",
         help=f"the version the fake speaks, and the scripts it implies: {', '.join(VERSIONS)} "
-        "(%(default)s)",
+        "(default: the version the server is probed to serve)",
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
     return parser
@@ -103,7 +105,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 def _report(
     client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
 ) -> int:
-    version: HonchoVersion = args.honcho_version
+    version: HonchoVersion | None = args.honcho_version
+    if version is None:
+        served = probe_server(client)
+        version = served.version
+        print(f"probed {shown}: serves {served.describe()}", file=out)
     chosen = [script_named(name) for name in args.script] if args.script else EVERY_SCRIPT
     scripts = [script for script in chosen if script.runs_on(version)]
     undeclared = declared = exchanges = 0

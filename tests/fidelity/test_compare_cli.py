@@ -29,18 +29,32 @@ def open_fake() -> Iterator[str]:
 
 
 def test_a_faithful_server_shows_no_drift(open_fake: str) -> None:
-    status, report = _run("--against", open_fake, "--script", "service", "--script", "clone")
+    status, report = _run(
+        "--against", open_fake, "--script", "service", "--script", "clone",
+        "--honcho-version", DEFAULT_VERSION,
+    )  # fmt: skip
     assert status == 0, report
     assert report.splitlines()[-1] == (
         f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}): 0 differ, 0 declared"
     )
+    assert "probed" not in report
+
+
+def test_without_a_version_the_fake_speaks_what_the_server_is_probed_to_serve() -> None:
+    with FakeHoncho(version="3.0.12") as fake, fake.serve() as url:
+        status, report = _run("--against", url, "--script", "service")
+    assert status == 0, report
+    first, *_, last = report.splitlines()
+    assert first.startswith(f"probed {url}: serves Honcho 3.0.12 (")
+    assert "(fake speaking 3.0.12)" in last
 
 
 def test_each_differing_exchange_is_printed_and_fails_the_run(served_fake: ServedFake) -> None:
     served_fake.fake.faults.add("POST /v3/workspaces/*/peers/list status=503 times=1")
     status, report = _run(
-        "--against", served_fake.url, "--api-key", served_fake.api_key, "--script", "peers"
-    )
+        "--against", served_fake.url, "--api-key", served_fake.api_key, "--script", "peers",
+        "--honcho-version", DEFAULT_VERSION,  # no probe to take the fault
+    )  # fmt: skip
     assert status == 1
     assert "peers: 25 exchanges, 1 differ" in report
     assert '[9] {"method": "POST", "path": "/v3/workspaces/{ws}/peers/list"}' in report
