@@ -32,6 +32,8 @@ from bench.harness import Batch, Settings, compare, repeat_async, repeat_sync
 from bench.report import Table, fmt_duration, fmt_ratio, verdict
 from bench.workload import (
     BASE_URL,
+    SCOPE,
+    WORKSPACE,
     Operation,
     async_call,
     check,
@@ -141,6 +143,17 @@ def _seeded_fake(stack: ExitStack, **options: Any) -> Any:
     return fake
 
 
+def _serves_scopes() -> bool:
+    """Whether the benchmarked fake's version serves scopes (then scoped reads get rows)."""
+    fake = new_fake()
+    try:
+        with transport_client(fake) as client:
+            created = client.post(f"/v3/workspaces/{WORKSPACE}/scopes", json={"id": SCOPE})
+            return created.status_code != 404
+    finally:
+        fake.close()
+
+
 def _clients(stack: ExitStack) -> dict[str, BatchFactory]:
     from fake_honcho.server import serve_in_thread  # late, as new_fake imports the fake
 
@@ -181,9 +194,10 @@ def run(settings: Settings) -> list[Table]:
         ["operation", "client", "median/op", "vs floor", "CPU/op", "target", "result"],
     )
     text = TextGenerator(seed=SEED)
+    scoped = _serves_scopes()
     with ExitStack() as stack:
         clients = _clients(stack)
-        for op in operations(text):
+        for op in operations(text, scoped=scoped):
             batches = {name: make(op) for name, make in clients.items()}
             if op.name == BATCH:
                 batches[TOKENS] = _token_counting(op)
@@ -205,6 +219,9 @@ def run(settings: Settings) -> list[Table]:
         "vs floor: the row's median over its floor's (in-process rows: httpx with a canned "
         "transport; the served row: httpx to a plain uvicorn app answering {}). 1.00x would "
         "mean the fake costs nothing beyond httpx itself.",
+        "Scoped reads (search and representation with scope, the read session the scope's "
+        "only member) get rows when the fake's version serves scopes (3.1 on; untargeted "
+        "until measured).",
         "Each client drives its own identically seeded fake (1,000 messages in the read "
         "session); the batches carry ~700-byte messages.",
         f"{TOKENS}: the exact o200k_base counts of the batch's contents. The corpus's "
@@ -297,18 +314,18 @@ def _against_real(settings: Settings, url: str) -> Table:
     with ExitStack() as stack:
         real = stack.enter_context(httpx.Client(base_url=url, headers=headers, timeout=60))
         stack.callback(_delete_workspace, real, workspace)
-        seed_read_workspace(real, TextGenerator(seed=SEED), workspace)
+        scoped = seed_read_workspace(real, TextGenerator(seed=SEED), workspace)
         fakes = []
         for _ in range(2):
             fake = new_fake()
             stack.callback(fake.close)
             with transport_client(fake) as seeder:
-                seed_read_workspace(seeder, TextGenerator(seed=SEED), workspace)
+                scoped &= seed_read_workspace(seeder, TextGenerator(seed=SEED), workspace)
             fakes.append(fake)
         transport = stack.enter_context(transport_client(fakes[0]))
         served = stack.enter_context(httpx.Client(base_url=stack.enter_context(fakes[1].serve())))
         clients = {REAL: real, SERVED: served, TRANSPORT: transport}
-        for op in operations(text, workspace):
+        for op in operations(text, workspace, scoped=scoped):
             timings = compare(
                 {name: repeat_sync(sync_call(client, op)) for name, client in clients.items()},
                 settings,

@@ -22,6 +22,8 @@ WRITE_SESSION = "writes"
 PEERS = ("alice", "deerflow")
 BATCH_LIMIT = 100
 READ_MESSAGES = 1_000
+SCOPE = "reads"
+"""The scope that holds the read session, where the target serves scopes (3.1 on)."""
 
 
 class BenchmarkRequestError(RuntimeError):
@@ -64,13 +66,24 @@ def _batches(text: TextGenerator, size: int) -> list[dict[str, Any]]:
     ]
 
 
-def operations(text: TextGenerator, workspace: str = WORKSPACE) -> list[Operation]:
+def operations(
+    text: TextGenerator, workspace: str = WORKSPACE, *, scoped: bool = False
+) -> list[Operation]:
     """The requests an agent turn makes: get-or-create, reads, a search and two writes.
 
     Ordered so the read-only operations run before the writes grow the store, and the
-    10-message batch (the costliest write) comes last.
+    10-message batch (the costliest write) comes last. ``scoped`` adds the scoped reads
+    (for a target that serves scopes; see :func:`seed_read_workspace`).
     """
     ws = f"/v3/workspaces/{workspace}"
+    return [
+        *_unscoped_reads(text, ws),
+        *(_scoped_reads(text, ws) if scoped else ()),
+        *_writes(text, ws),
+    ]
+
+
+def _unscoped_reads(text: TextGenerator, ws: str) -> list[Operation]:
     return [
         Operation(
             "get-or-create peer",
@@ -93,6 +106,29 @@ def operations(text: TextGenerator, workspace: str = WORKSPACE) -> list[Operatio
             lambda: None,
             {"page": "2", "size": "50"},
         ),
+    ]
+
+
+def _scoped_reads(text: TextGenerator, ws: str) -> list[Operation]:
+    """Reads confined to :data:`SCOPE` (Honcho 3.1 on)."""
+    return [
+        Operation(
+            "search (scope)",
+            "POST",
+            f"{ws}/search",
+            _cycle({"query": text.query(), "limit": 10, "scope": SCOPE} for _ in range(200)),
+        ),
+        Operation(
+            "peer representation (scope)",
+            "POST",
+            f"{ws}/peers/{PEERS[0]}/representation",
+            lambda: {"scope": SCOPE},
+        ),
+    ]
+
+
+def _writes(text: TextGenerator, ws: str) -> list[Operation]:
+    return [
         Operation(
             "write 1 message",
             "POST",
@@ -167,10 +203,18 @@ def seed_messages(
 
 def seed_read_workspace(
     client: httpx.Client, text: TextGenerator, workspace: str = WORKSPACE
-) -> None:
-    """The data the read operations hit: one session of ``READ_MESSAGES`` messages."""
+) -> bool:
+    """The data the read operations hit: one session of ``READ_MESSAGES`` messages, and
+    where the target serves scopes, :data:`SCOPE` holding it. Returns whether it does."""
     contents = (text.message(i) for i in range(READ_MESSAGES))
     seed_messages(client, workspace, contents, lambda _index: READ_SESSION)
+    scopes = f"/v3/workspaces/{workspace}/scopes"
+    created = client.post(scopes, json={"id": SCOPE})
+    if created.status_code == 404:  # a version without scopes (3.0.12)
+        return False
+    check(created)
+    check(client.post(f"{scopes}/{SCOPE}/sessions", json={"session_ids": [READ_SESSION]}))
+    return True
 
 
 def new_fake(**options: Any) -> Any:

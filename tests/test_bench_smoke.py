@@ -29,7 +29,7 @@ from bench.throughput import (
 )
 from bench.upstream import UpstreamHonchoBackend, stable_id
 from bench.wire_cost import HostMessage, _growth_exponent, turn_messages
-from bench.workload import message_batches, operations
+from bench.workload import message_batches, operations, seed_read_workspace
 
 
 def test_message_batches_respect_the_batch_limit_and_session_boundaries() -> None:
@@ -146,3 +146,18 @@ def test_the_served_floor_answers_empty_json() -> None:
 
 def test_settings_keep_the_api_key_out_of_their_repr() -> None:
     assert "s3cret" not in repr(Settings(honcho_url="http://h", honcho_api_key="s3cret"))
+
+
+def test_scoped_reads_get_rows_only_where_the_target_serves_scopes() -> None:
+    """A fake without scopes ignores ``scope``: timing it would time an unscoped read."""
+    from fake_honcho import FakeHoncho
+
+    text = TextGenerator(seed=1)
+    names = [op.name for op in operations(text, scoped=True)]
+    assert names[5:7] == ["search (scope)", "peer representation (scope)"]
+    assert "search (scope)" not in [op.name for op in operations(text)]
+    with (
+        FakeHoncho(version="3.0.12") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        assert seed_read_workspace(client, text) is False
