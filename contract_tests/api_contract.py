@@ -332,6 +332,58 @@ class HonchoAPIContract(ContractSuite):
             pytest.fail(f"the target serves scopes, yet {broadened}")
         pytest.xfail(f"{BROADENED} {broadened}, without scopes: upgrade it before the SDK")
 
+    # -- 3.1: scopes and workspace chat ---------------------------------------------
+
+    @pytest.mark.honcho_needs(Feature.SCOPES)
+    def test_scope_get_or_create_and_membership(self, api: Api) -> None:
+        """A scope is got or created by its unprefixed name (201, then 200 with the metadata
+        replaced), holds existing sessions only, and stays out of the peer list."""
+        created = api.post("scopes", json={"id": "team"})
+        assert created.status_code == 201, created.text
+        assert {key: created.json()[key] for key in ("id", "metadata")} == {
+            "id": "team",
+            "metadata": {},
+        }
+        again = api.post("scopes", json={"id": "team", "metadata": {"a": 1}})
+        assert (again.status_code, again.json()["metadata"]) == (200, {"a": 1})
+        api.add_messages("s1", ("alice", "hello"))
+        assert api.post("scopes/team/sessions", json={"session_ids": ["s1"]}).status_code == 204
+        missing = api.post("scopes/team/sessions", json={"session_ids": ["nope"]})
+        assert missing.status_code == 404
+        assert missing.json()["detail"] == f"Session(s) ['nope'] not found in workspace {api.ws}"
+        members = api.post("scopes/team/sessions/list").json()
+        assert [session["id"] for session in members["items"]] == ["s1"]
+        assert [peer["id"] for peer in api.post("peers/list").json()["items"]] == ["alice"]
+        assert api.delete("scopes/team/sessions/s1").status_code == 204
+        assert api.post("scopes/team/sessions/list").json()["total"] == 0
+        unknown = api.get("scopes/none")
+        assert unknown.status_code == 404
+        assert unknown.json()["detail"] == f"Scope none not found in workspace {api.ws}"
+        reserved = api.post("scopes", json={"id": "scope.x"})
+        assert reserved.status_code == 422 and _detail_types(reserved) == ["value_error"]
+
+    @pytest.mark.honcho_needs(Feature.WORKSPACE_CHAT, Feature.SCOPES)
+    def test_workspace_chat_refusals(self, api: Api) -> None:
+        """Workspace chat checks its body before any LLM call: a missing query, ``scope``
+        beside ``session_id``, an unknown workspace or session."""
+        assert _detail_types(api.post("chat", json={})) == ["missing"]
+        nowhere = api.post("chat", json={"query": "x"})
+        assert (nowhere.status_code, nowhere.json()["detail"]) == (
+            404,
+            f"Workspace {api.ws} not found",
+        )
+        assert api.create_workspace().status_code == 201
+        both = api.post("chat", json={"query": "x", "scope": "team", "session_id": "s1"})
+        assert (both.status_code, both.json()["detail"]) == (
+            422,
+            "`scope` and `session_id` are mutually exclusive",
+        )
+        unknown = api.post("chat", json={"query": "x", "session_id": "nope"})
+        assert (unknown.status_code, unknown.json()["detail"]) == (
+            404,
+            f"Session nope not found in workspace {api.ws}",
+        )
+
     # -- sessions -------------------------------------------------------------------
 
     def test_session_peers_and_their_config(self, api: Api) -> None:

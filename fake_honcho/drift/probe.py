@@ -24,11 +24,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
+
+if TYPE_CHECKING:  # the plugin's header imports this module in every host run: no httpx
+    import httpx
 
 __all__ = [
     "FIELD_PROBES",
@@ -109,7 +110,7 @@ def nearest_version(features: frozenset[Feature]) -> HonchoVersion:
 
 # -- feature probes -----------------------------------------------------------------------
 
-FeatureProbe = Callable[[httpx.Client, str], bool]
+FeatureProbe = Callable[["httpx.Client", str], bool]
 
 
 def _scopes(client: httpx.Client, ws: str) -> bool:
