@@ -36,6 +36,7 @@ __all__ = [
     "FieldProbe",
     "IgnoredField",
     "Served",
+    "field_ignored",
     "nearest_version",
     "probe_features",
     "probe_ignored_fields",
@@ -148,7 +149,7 @@ def _conclusion_attribution(client: httpx.Client, ws: str) -> bool:
 
 
 def _chat_evidence(client: httpx.Client, ws: str) -> bool:
-    return not _ignores(client, _CHAT_EVIDENCE, ws)
+    return not field_ignored(client, _CHAT_EVIDENCE, ws)
 
 
 def _narrowed_recall_hides_card(client: httpx.Client, ws: str) -> bool:
@@ -210,7 +211,7 @@ class FieldProbe:
         )
 
 
-def _ignores(client: httpx.Client, probe: FieldProbe, ws: str) -> bool | None:
+def field_ignored(client: httpx.Client, probe: FieldProbe, ws: str) -> bool | None:
     """True when the server dropped the field, False when it read it, None when unclear."""
     answer = probe.send(client, ws)
     if answer.status_code == 422:
@@ -289,7 +290,7 @@ def probe_ignored_fields(client: httpx.Client) -> tuple[IgnoredField, ...]:
     return tuple(
         IgnoredField(probe.route, probe.field, probe.consequence)
         for probe in FIELD_PROBES
-        if _ignores(client, probe, _fresh_workspace())
+        if field_ignored(client, probe, _fresh_workspace())
     )
 
 
