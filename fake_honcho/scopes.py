@@ -21,17 +21,23 @@ from fake_honcho.errors import HonchoError
 from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.message_index import message_index
 from fake_honcho.request_models import SCOPE_PREFIX as PREFIX
-from fake_honcho.resources import ensure_workspace, now
+from fake_honcho.resources import SCOPE_KIND as KIND
+from fake_honcho.resources import ensure_workspace, is_scope, now
 from fake_honcho.state import Row, Store
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
-KIND = "scope"
 STATUS = "_backfill_status"
 MEMBERSHIP = {"observe_me": False, "observe_others": True}
+MEMBERSHIP_ROUTES = "Scope membership is managed via the scopes routes."
+MEMBERSHIP_HERE = (
+    "Scope membership is managed via the scopes routes "
+    "(/v3/workspaces/{workspace_id}/scopes/{scope_id}/sessions) or the `scopes` "
+    "field at session creation."
+)
+NO_REPRESENTATION = "No representation is formed of a scope, so a scope cannot be"
 CONFIGURATION = {"observe_me": False}
-CREATE_HERE = "Use the scopes routes to create scopes."
 
 
 def peer_id(name: str) -> str:
@@ -42,11 +48,6 @@ def peer_id(name: str) -> str:
 def name_of(pid: str) -> str:
     """The unprefixed scope name of a scope peer id."""
     return pid[len(PREFIX) :] if pid.startswith(PREFIX) else pid
-
-
-def is_scope(row: Row | None) -> bool:
-    """Name and flag: the server's ``is_scope_peer``."""
-    return row is not None and row["id"].startswith(PREFIX) and row.get("_kind") == KIND
 
 
 def is_scope_peer(store: Store, ws: str, pid: str) -> bool:
@@ -194,17 +195,6 @@ def reject_scopes(fake: FakeHoncho, ws: str, names: Iterable[str], action: str) 
         raise HonchoError(422, f"Peer name(s) {found} are scopes. {action}")
 
 
-def reject_reserved_new(fake: FakeHoncho, ws: str, names: Iterable[str]) -> None:
-    """422 for a peer about to be created under the reserved prefix."""
-    found = sorted(
-        {n for n in names if n.startswith(PREFIX) and fake.store.get("peers", (ws, n)) is None}
-    )
-    if found:
-        raise HonchoError(
-            422, f"Peer name(s) {found} use the reserved scope prefix '{PREFIX}'. {CREATE_HERE}"
-        )
-
-
 def reject_scope_observed(fake: FakeHoncho, ws: str, names: Iterable[str], action: str) -> None:
     """422 for a scope, or a reserved name that does not exist yet (it may become one),
     in an observed position."""
@@ -236,3 +226,19 @@ def set_status(store: Store, ws: str, scope_pid: str, sid: str, entry: Row | Non
     else:
         status[sid] = entry
     store.put("peers", (ws, scope_pid), {**row, STATUS: status})
+
+
+def search_filters(
+    fake: FakeHoncho, ws: str, name: str, filters: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """Workspace search's ``scope``: ``filters`` confined to the scope's sessions (any it
+    ever had a membership row in), or None when it has none (nothing matches)."""
+    given = dict(filters or {})
+    if "session_id" in given:
+        raise HonchoError(422, "`scope` and a 'session_id' filter are mutually exclusive")
+    with fake.store.lock:
+        [scope_pid] = resolve(fake, ws, [name])
+        sessions = sessions_of(fake.store, ws, scope_pid)
+    if not sessions:
+        return None
+    return {**given, "session_id": {"in": sessions}}

@@ -35,8 +35,7 @@ from typing import Any, Literal
 
 from fake_honcho import scopes
 from fake_honcho.deriver import gate as gate_module
-from fake_honcho.deriver import queue
-from fake_honcho.deriver import scope_jobs
+from fake_honcho.deriver import queue, scope_jobs
 from fake_honcho.deriver.conclusions import Conclusions
 from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker

@@ -19,6 +19,7 @@ from fake_honcho.deriver.conclusions import Conclusions, NewConclusion
 from fake_honcho.deriver.work import derived_id
 from fake_honcho.state import Row, Store
 
+
 @dataclass(frozen=True)
 class Dream:
     """A dream a scope job asks for once it is done."""
