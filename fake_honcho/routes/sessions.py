@@ -288,11 +288,11 @@ async def set_peer_config(request: Request) -> Response:
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
         get_active_session(fake, ws, sid)
+        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
         if peer_create_error([pid]) is not None:
             raise HonchoError(404, "Session not found")
         if fake.store.get("peers", (ws, pid)) is None:
             raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
-        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
         member = fake.store.get("session_peers", (ws, sid, pid))
         merged = session_peer_config(member) if member is not None else {}
         merged.update({key: value for key, value in body.items() if value is not None})
