@@ -44,22 +44,34 @@ def refuse_scope_positions(fake: FakeHoncho, ws: str, names: list[str | None], w
 def scoped_recall(
     fake: FakeHoncho, request: Request, ws: str, peer_id: str, body: dict[str, Any]
 ) -> Recall | None:
-    """The recall a body's ``scope`` asks for (None without one); 422 beside ``filters`` or
-    ``session_id``, 401 for a peer- or session-level key, 404 for a missing scope."""
+    """The recall a body's ``scope`` asks for (None without one)."""
     scope = body.get("scope")
     if scope is None:
         return None
+    check_scope_option(request, body)
+    if isinstance(scope, str):
+        with fake.store.lock:
+            [scope_peer] = scopes.resolve(fake, ws, [scope])
+        return Recall(scope_peer)
+    return Recall(peer_id, session_union(fake, ws, scope))
+
+
+def check_scope_option(request: Request, body: dict[str, Any]) -> None:
+    """``scope`` refuses ``filters`` and ``session_id`` beside it (422) and peer- or
+    session-level keys (401), in that order (workspace chat shares it)."""
     if body.get("filters") is not None:
         raise HonchoError(422, "`scope` and `filters` are mutually exclusive")
     if body.get("session_id"):
         raise HonchoError(422, "`scope` and `session_id` are mutually exclusive")
     scopes.refuse_narrow_key(request)
+
+
+def session_union(fake: FakeHoncho, ws: str, names: list[str]) -> list[str]:
+    """Every session the named scopes ever had a membership row in (404 for a missing
+    scope), at most 1000 of them (422)."""
+    union: dict[str, None] = {}
     with fake.store.lock:
-        if isinstance(scope, str):
-            [scope_peer] = scopes.resolve(fake, ws, [scope])
-            return Recall(scope_peer)
-        union: dict[str, None] = {}
-        for scope_peer in scopes.resolve(fake, ws, scope):
+        for scope_peer in scopes.resolve(fake, ws, names):
             union.update(dict.fromkeys(scopes.sessions_of(fake.store, ws, scope_peer)))
     if len(union) > MAX_SESSIONS:
         raise HonchoError(
@@ -67,7 +79,7 @@ def scoped_recall(
             "The scopes' combined membership exceeds the maximum of "
             f"{MAX_SESSIONS} sessions per request",
         )
-    return Recall(peer_id, list(union))
+    return list(union)
 
 
 def context_scope(

@@ -236,3 +236,20 @@ def test_scope_rows_survive_a_state_file(tmp_path: Any) -> None:
         sessions = ok(client.post(f"{W}/scopes/work/sessions/list"))["items"]
         assert [s["id"] for s in sessions] == ["s1"]
         assert ok(client.post(f"{W}/peers/list"))["items"] == []
+
+
+def test_a_list_of_scopes_spans_at_most_1000_sessions(client: httpx.Client) -> None:
+    for name in ("a", "b"):
+        ok(client.post(f"{W}/scopes", json={"id": name}), 201)
+    for n in range(1001):
+        ok(client.post(f"{W}/sessions", json={"id": f"s{n}"}), 201)
+    ids = [f"s{n}" for n in range(1001)]
+    for start in range(0, 1001, 100):
+        batch = {"session_ids": ids[start : start + 100]}
+        ok(client.post(f"{W}/scopes/{'a' if start < 600 else 'b'}/sessions", json=batch), 204)
+    assert representation(client, "alice", scope=["a"]) == ""
+    refused = client.post(f"{W}/peers/alice/representation", json={"scope": ["a", "b"]})
+    assert (refused.status_code, refused.json()["detail"]) == (
+        422,
+        "The scopes' combined membership exceeds the maximum of 1000 sessions per request",
+    )
