@@ -17,6 +17,7 @@ from datetime import datetime
 from fake_honcho import scopes
 from fake_honcho.deriver.conclusions import Conclusions, NewConclusion
 from fake_honcho.deriver.work import derived_id
+from fake_honcho.ids import isoformat
 from fake_honcho.state import Row, Store
 
 
@@ -61,6 +62,7 @@ def backfill(
         and not row["observer_id"].startswith(scopes.PREFIX)
         and row["id"] not in copied
     ]
+    stamp = isoformat(clock())  # a copy is a new row, created now
     for source in sources:
         row = conclusions.add(
             NewConclusion(
@@ -70,7 +72,7 @@ def backfill(
                 observer_id=scope_pid,
                 observed_id=source["observed_id"],
                 session_id=sid,
-                created_at=source["created_at"],
+                created_at=stamp,
                 message_created_at=source.get("_message_created_at"),
             )
         )
