@@ -16,6 +16,7 @@ from starlette.requests import Request
 
 from fake_honcho import scopes
 from fake_honcho.errors import HonchoError
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -95,7 +96,9 @@ def context_scope(
     Checked as the server checks it, after ``peer_perspective`` needs ``peer_target`` and
     before anything about ``sessions`` but their clash with ``scope``.
     """
-    scope = request.query_params.get("scope")
+    # 3.0.12 drops the parameter unread, as every field it does not know
+    speaks = fake.version.speaks(Feature.CONTEXT_SESSIONS)
+    scope = request.query_params.get("scope") if speaks else None
     with fake.store.lock:
         if peer_target is not None:
             scopes.reject_scope_observed(

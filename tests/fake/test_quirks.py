@@ -224,6 +224,16 @@ def test_member_config_of_an_unknown_peer_names_the_peer_from_3_1() -> None:
     }
 
 
+def test_context_scope_is_dropped_unread_by_3_0_12() -> None:
+    """As on a real 3.0.12 (found by probing the fake): no 422, the same answer as without."""
+    with (
+        FakeHoncho(version="3.0.12") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        path = f"{W}/sessions/s/context"
+        assert client.get(path, params={"scope": "x"}).json() == client.get(path).json()
+
+
 def test_clone_is_201_with_a_nanoid_and_404_for_unknown(client: httpx.Client) -> None:
     send_messages(client, "s", {"content": "one", "peer_id": "alice"})
     clone = post(client, f"{W}/sessions/s/clone")
