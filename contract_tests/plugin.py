@@ -7,6 +7,7 @@ are available in every pytest run, and nothing happens unless a test uses them
 
 Options
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
+    ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
