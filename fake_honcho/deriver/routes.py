@@ -37,7 +37,7 @@ from fake_honcho.endpoint import (
 )
 from fake_honcho.endpoint import public as public_row
 from fake_honcho.errors import HonchoError, not_found
-from fake_honcho.filters import CONCLUSION, compile_filter, matches_all
+from fake_honcho.filters import CONCLUSION, compile_filter, dialect_for, matches_all
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
@@ -111,7 +111,9 @@ async def list_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "ConclusionGet", required=False)
-    predicate = compile_filter(_conclusion_filters((body or {}).get("filters")), CONCLUSION)
+    predicate = compile_filter(
+        _conclusion_filters((body or {}).get("filters")), CONCLUSION, dialect_for(fake.version)
+    )
     with fake.store.lock:
         rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
     rows = [row for row in rows if matches_all(predicate, row)]
@@ -127,7 +129,7 @@ async def query_conclusions(request: Request) -> Response:
     observed = _take_peer(filters, "observed")
     if not observer or not observed:
         raise HonchoError(422, "observer and observed must be specified for semantic search")
-    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION)
+    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION, dialect_for(fake.version))
     query = strip_nul(body["query"])
     distance = body.get("distance")
     with fake.store.lock:

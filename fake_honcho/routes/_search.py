@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
-from fake_honcho.filters import MESSAGE, Predicate, compile_filter
+from fake_honcho.filters import MESSAGE, Predicate, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.render_memo import render_memo
 from fake_honcho.search import search_index, sortable_timestamp
@@ -49,7 +49,9 @@ def _predicate(
     perspective = filters.pop("peer_perspective", None)
     filters.update({"workspace_id": ws, **scope})
     predicate = (
-        compile_filter(filters, MESSAGE) if filters.keys() - {"workspace_id", *scope} else None
+        compile_filter(filters, MESSAGE, dialect_for(fake.version))
+        if filters.keys() - {"workspace_id", *scope}
+        else None
     )
     if perspective is not None:
         predicate = _with_perspective(fake, ws, str(perspective), predicate)

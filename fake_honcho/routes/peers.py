@@ -9,7 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.endpoint import fake_of, public, read_body, respond
-from fake_honcho.filters import PEER, SESSION, compile_filter
+from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import check_name, ensure_workspace, new_peer
@@ -71,7 +71,7 @@ async def list_peers(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "PeerGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), PEER)
+    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version))
     with fake.store.lock:
         rows = [
             row
@@ -89,7 +89,7 @@ async def sessions_of_peer(request: Request) -> Response:
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION)
+    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
     with fake.store.lock:
         joined = grouped(fake.store, PEER_SESSIONS, ws, pid)
         rows = [

@@ -17,7 +17,7 @@ from fake_honcho.endpoint import (
     respond,
 )
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import SESSION, compile_filter
+from fake_honcho.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
@@ -108,7 +108,7 @@ async def list_sessions(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION)
+    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
     with fake.store.lock:
         rows = [
             row
