@@ -97,14 +97,15 @@ def ensure_workspace(fake: FakeHoncho, ws: str) -> tuple[Row, bool]:
 
 
 def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
-    """The server's ``_validate_new_peer_names``: only peers about to be created."""
-    new = [name for name in names if fake.store.get("peers", (ws, name)) is None]
+    """The server's ``_validate_new_peer_names``: only peers about to be created, each
+    named once, in sorted order."""
+    new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
     too_long = [name for name in new if len(name) > MAX_NAME_LENGTH]
     if too_long:
         raise HonchoError(
             422, f"Peer name(s) {too_long} must be at most {MAX_NAME_LENGTH} characters"
         )
-    bad = [name for name in new if not _NAME.match(name)]
+    bad = [name for name in new if not _NAME.fullmatch(name)]
     if bad:
         raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
 

@@ -6,6 +6,7 @@ or LLM, from what the toy deriver stored.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -41,12 +42,19 @@ from fake_honcho.filters import CONCLUSION, compile_filter, dialect_for, matches
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
-from fake_honcho.resources import ensure_peers, get_active_session, get_peer
+from fake_honcho.resources import (
+    RESOURCE_NAME_PATTERN,
+    ensure_peers,
+    get_active_session,
+    get_peer,
+)
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
 _RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
+_SESSION_ID = re.compile(RESOURCE_NAME_PATTERN)
 
 
 # -- queue and dreams -----------------------------------------------------------------
@@ -240,10 +248,7 @@ async def session_context(request: Request) -> Response:
     selection = _query_selection(request, include_most_frequent_default=False)
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
-    listed = request.query_params.getlist("sessions")
-    if listed and limit_to_session:
-        raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
-    allowlist = [session_id] if limit_to_session else (listed or None)
+    allowlist = _context_allowlist(request, session_id, peer_target, limit_to_session)
     with fake.store.lock:
         messages = message_index(fake.store).session_messages(workspace_id, session_id)
         representation_text: str | None = None
@@ -256,6 +261,8 @@ async def session_context(request: Request) -> Response:
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
             chosen = select(rows, selection)
             card = cards.read(fake.store, workspace_id, observer, peer_target)
+            if allowlist is not None and fake.version.speaks(Feature.NARROWED_RECALL_HIDES_CARD):
+                card = None  # a card has no per-session provenance
             representation_text = render_markdown(chosen)
             budget = tokens - charge(render_plain(chosen), card)
         fitted = fit(
@@ -365,6 +372,47 @@ def _allowlist(session_id: str | None, filters: Any) -> list[str] | None:
     if session_id and session_id not in allowed:
         raise HonchoError(422, "session_id must be included in the filters session_id allowlist")
     return allowed
+
+
+def _context_allowlist(
+    request: Request, session_id: str, peer_target: str | None, limit_to_session: bool
+) -> list[str] | None:
+    """The sessions the context's representation may draw on (None: all of them).
+
+    ``limit_to_session`` names this session; from 3.1 (``Feature.CONTEXT_SESSIONS``) the
+    ``sessions`` parameter names a set that must include it (3.0.12 ignores ``sessions``).
+    """
+    if not (fake_of(request).version.speaks(Feature.CONTEXT_SESSIONS)):
+        return [session_id] if limit_to_session else None
+    listed = request.query_params.getlist("sessions")
+    if not listed:
+        return [session_id] if limit_to_session else None
+    if limit_to_session:
+        raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
+    if not peer_target:
+        raise HonchoError(422, "peer_target must be provided if sessions is provided")
+    return session_allowlist(listed, "sessions", must_include=session_id)
+
+
+def session_allowlist(entries: list[str], field: str, *, must_include: str) -> list[str]:
+    """Honcho 3.1's ``normalize_session_allowlist``: capped, valid ids, deduplicated in
+    first-seen order, and containing ``must_include``; ``field`` names the parameter."""
+    if len(entries) > MAX_ALLOWLIST_SESSIONS:
+        raise HonchoError(
+            422, f"{field} supports at most {MAX_ALLOWLIST_SESSIONS} sessions per request"
+        )
+    for entry in entries:
+        if not entry:
+            raise HonchoError(422, f"{field} entries must be non-empty strings")
+        if not _SESSION_ID.fullmatch(entry):
+            raise HonchoError(
+                422,
+                f"Invalid session id in {field}: {entry!r}. Session ids match "
+                f"{RESOURCE_NAME_PATTERN}",
+            )
+    if must_include not in entries:
+        raise HonchoError(422, f"session_id must be included in {field}")
+    return list(dict.fromkeys(entries))
 
 
 def _query_selection(request: Request, *, include_most_frequent_default: bool) -> Selection:

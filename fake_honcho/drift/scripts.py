@@ -454,6 +454,7 @@ CONTEXT = Script(
 SERVER_BUGS = Script(
     "server_bugs",
     [
+        post("/v3/workspaces", {"id": "{ws}"}, note="(a rejected write never creates it)"),
         post(
             S + "/s1/messages",
             _msgs(("new.peer", "hi")),

@@ -183,6 +183,12 @@ PEER_NAMES = Script(
             note="a bad author in a new workspace",
         ),
         _post("/v3/workspaces/{ws2}/peers/list", note="the workspace was not created"),
+        _post(
+            "/v3/workspaces/{ws2}/sessions",
+            {"id": "s1"},
+            note="yet a session cannot be created in it (last: it returns no id)",
+            divergence="real-rejected-write-phantom-workspace",
+        ),
     ],
     "Invalid peer names as message authors, session peer keys and path ids: 422 naming "
     "them (3.0.12: 500 or pydantic's text).",

@@ -12,8 +12,9 @@ from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
-from fake_honcho.resources import check_name, ensure_workspace, new_peer
+from fake_honcho.resources import check_name, check_new_peer_names, ensure_workspace, new_peer
 from fake_honcho.routes._search import run_search
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -41,7 +42,10 @@ async def update(request: Request) -> Response:
     metadata = body.get("metadata")
     with fake.store.lock:
         if fake.store.get("peers", (ws, pid)) is None:
-            check_name(pid)
+            if fake.version.speaks(Feature.PEER_NAME_422):
+                check_new_peer_names(fake, ws, [pid])
+            else:
+                check_name(pid)
         row, _ = _upsert(fake, ws, pid, metadata, body.get("configuration"))
     return respond(request, public(row), schema="Peer")
 

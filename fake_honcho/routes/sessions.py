@@ -23,6 +23,7 @@ from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
     add_members,
+    check_new_peer_names,
     clean_configuration,
     ensure_session,
     ensure_workspace,
@@ -36,6 +37,7 @@ from fake_honcho.resources import (
     session_peer_config,
 )
 from fake_honcho.routes._search import run_search
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -62,7 +64,7 @@ async def get_or_create(request: Request) -> Response:
         created = row is None
         if row is None:
             plan_members(fake, ws, sid, peers)
-            _check_peer_names(peers, 422)
+            _check_peer_names(fake, ws, peers, 422)
             ensure_workspace(fake, ws)
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
@@ -71,16 +73,22 @@ async def get_or_create(request: Request) -> Response:
         else:
             if not row["is_active"]:
                 raise session_not_found(ws, sid)
-            _check_peer_names(peers, 422)
+            _check_peer_names(fake, ws, peers, 422)
             if peers:
                 add_members(fake, ws, sid, peers)
             row = _apply_update(fake, ws, sid, row, metadata, configuration)
     return respond(request, public(row), status=201 if created else 200, schema="Session")
 
 
-def _check_peer_names(peers: dict[str, Any], status: int, detail: str | None = None) -> None:
-    """The server builds ``PeerCreate(name=...)`` for every peer of a map, and each route
-    answers the ValidationError its own way: ``detail``, or the error's text."""
+def _check_peer_names(
+    fake: FakeHoncho, ws: str, peers: dict[str, Any], status: int, detail: str | None = None
+) -> None:
+    """Honcho 3.0.12 builds ``PeerCreate(name=...)`` for every peer of a map, and each
+    route answers the ValidationError its own way: ``detail``, or the error's text. From
+    3.1 (``Feature.PEER_NAME_422``) every route answers 422 naming the bad new peers."""
+    if fake.version.speaks(Feature.PEER_NAME_422):
+        check_new_peer_names(fake, ws, list(peers))
+        return
     text = peer_create_error(peers)
     if text is not None:
         raise HonchoError(status, detail or text)
@@ -200,7 +208,7 @@ async def add_peers(request: Request) -> Response:
             plan_members(fake, ws, sid, body)
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
-        _check_peer_names(body, 404, "Session not found")  # any ValueError
+        _check_peer_names(fake, ws, body, 404, "Session not found")  # any ValueError
         row, _ = ensure_session(fake, ws, sid)
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")
@@ -213,7 +221,7 @@ async def set_peers(request: Request) -> Response:
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
-        _check_peer_names(body, 404, "Failed to set peers for session")
+        _check_peer_names(fake, ws, body, 404, "Failed to set peers for session")
         current = session_members(fake.store, ws, sid)
         leaving = [m["peer_id"] for m in current if m["peer_id"] not in body]
         add_members(fake, ws, sid, body, replace_config=True, leaving=leaving)
@@ -265,8 +273,8 @@ async def set_peer_config(request: Request) -> Response:
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
         get_active_session(fake, ws, sid)
-        if peer_create_error([pid]) is not None:
-            raise HonchoError(404, "Session not found")
+        if not fake.version.speaks(Feature.PEER_NAME_422) and peer_create_error([pid]):
+            raise HonchoError(404, "Session not found")  # 3.0.12's PeerCreate(name=pid)
         if fake.store.get("peers", (ws, pid)) is None:
             raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
         member = fake.store.get("session_peers", (ws, sid, pid))
