@@ -28,6 +28,7 @@ from fake_honcho.resources import (
     ensure_session,
     ensure_workspace,
     get_active_session,
+    get_peer,
     new_session,
     now,
     peer_create_error,
@@ -257,6 +258,8 @@ async def get_peer_config(request: Request) -> Response:
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
     with fake.store.lock:
+        if fake.version.speaks(Feature.SCOPES):  # 3.1 looks the peer up first (scope check)
+            get_peer(fake, ws, pid)
         member = fake.store.get("session_peers", (ws, sid, pid))
         if member is None:
             raise HonchoError(
