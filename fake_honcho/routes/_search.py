@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -42,7 +43,7 @@ async def run_search(request: Request, scope: dict[str, str]) -> Response:
 
 def _predicate(
     fake: FakeHoncho, ws: str, scope: dict[str, str], given: dict[str, Any]
-) -> Predicate | None:
+) -> Callable[[Row], bool] | None:
     """The test the body's ``filters`` put on each hit, if any (the index applies the
     route's own scope; ``scope`` keys override the filters')."""
     filters = dict(given)
@@ -54,13 +55,13 @@ def _predicate(
         else None
     )
     if perspective is not None:
-        predicate = _with_perspective(fake, ws, str(perspective), predicate)
-    return predicate
+        return _with_perspective(fake, ws, str(perspective), predicate)
+    return None if predicate is None else (lambda row: predicate(row) is True)
 
 
 def _with_perspective(
     fake: FakeHoncho, ws: str, peer: str, predicate: Predicate | None
-) -> Predicate:
+) -> Callable[[Row], bool]:
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
     windows = {
         sid: (row["joined_at"], row["left_at"])
@@ -79,4 +80,4 @@ def _with_perspective(
 
     if predicate is None:
         return visible
-    return lambda row: visible(row) and predicate(row)
+    return lambda row: visible(row) and predicate(row) is True
