@@ -49,7 +49,7 @@ from fake_honcho.resources import (
     get_peer,
 )
 from fake_honcho.state import Row
-from fake_honcho.versions import Feature
+from fake_honcho.versions import Feature, HonchoVersion
 
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
@@ -181,7 +181,7 @@ async def representation(request: Request) -> Response:
         search_top_k=body.get("search_top_k"),
         search_max_distance=body.get("search_max_distance"),
         include_most_frequent=bool(body.get("include_most_frequent")),
-        sessions=_allowlist(body.get("session_id"), body.get("filters")),
+        sessions=_allowlist(body.get("session_id"), body.get("filters"), fake.version),
     )
     target = body.get("target") or peer_id
     with fake.store.lock:
@@ -302,7 +302,7 @@ async def peer_chat(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     body = await read_body(request, "DialecticOptions")
-    sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    sessions = _allowlist(body.get("session_id"), body.get("filters"), fake.version)
     target = body.get("target") or peer_id
     with fake.store.lock:
         ensure_peers(fake, workspace_id, [peer_id])
@@ -347,31 +347,30 @@ def _conclusion_filters(filters: Any) -> Any:
     return renamed
 
 
-def _allowlist(session_id: str | None, filters: Any) -> list[str] | None:
-    """The sessions a representation or chat may draw on (None: all of them)."""
-    if not filters:
+def _allowlist(session_id: str | None, filters: Any, version: HonchoVersion) -> list[str] | None:
+    """The sessions a representation or chat may draw on (None: all of them): Honcho's
+    ``extract_session_allowlist`` over ``filters``, which may name ``session_id`` only."""
+    if filters is None:
         return [session_id] if session_id else None
     unsupported = sorted(key for key in filters if key != "session_id")
     if unsupported:
         raise HonchoError(
-            422, f"Unsupported filter keys: {unsupported}. Only 'session_id' is supported here."
+            422,
+            f"Unsupported filter key(s) for this endpoint: {unsupported}. "
+            "Only 'session_id' is supported.",
         )
-    value = filters.get("session_id")
-    if isinstance(value, dict) and set(value) == {"in"}:
+    if "session_id" not in filters:
+        raise HonchoError(422, "filters must contain 'session_id'")
+    value = filters["session_id"]
+    if isinstance(value, dict) and set(value) == {"in"} and isinstance(value["in"], list):
         value = value["in"]
-    if isinstance(value, str):
-        allowed = [value]
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        allowed = list(value)
-    else:
+    if not isinstance(value, str | list):
         raise HonchoError(
-            422, "filters.session_id must be a session id, a list of ids, or {'in': [...]}"
+            422,
+            'filters.session_id must be a session id, a list of session ids, or {"in": [...]}',
         )
-    if len(allowed) > MAX_ALLOWLIST_SESSIONS:
-        raise HonchoError(422, f"At most {MAX_ALLOWLIST_SESSIONS} sessions may be listed")
-    if session_id and session_id not in allowed:
-        raise HonchoError(422, "session_id must be included in the filters session_id allowlist")
-    return allowed
+    entries = [value] if isinstance(value, str) else value
+    return session_allowlist(entries, "filters.session_id", version, must_include=session_id)
 
 
 def _context_allowlist(
@@ -391,26 +390,30 @@ def _context_allowlist(
         raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
     if not peer_target:
         raise HonchoError(422, "peer_target must be provided if sessions is provided")
-    return session_allowlist(listed, "sessions", must_include=session_id)
+    return session_allowlist(listed, "sessions", fake_of(request).version, must_include=session_id)
 
 
-def session_allowlist(entries: list[str], field: str, *, must_include: str) -> list[str]:
-    """Honcho 3.1's ``normalize_session_allowlist``: capped, valid ids, deduplicated in
-    first-seen order, and containing ``must_include``; ``field`` names the parameter."""
+def session_allowlist(
+    entries: list[Any], field: str, version: HonchoVersion, *, must_include: str | None
+) -> list[str]:
+    """Honcho's ``normalize_session_allowlist``: capped, non-empty strings (from 3.1, with
+    ``Feature.CONTEXT_SESSIONS``, also valid session ids), deduplicated in first-seen order,
+    containing ``must_include`` when given; ``field`` names the parameter in the texts."""
     if len(entries) > MAX_ALLOWLIST_SESSIONS:
         raise HonchoError(
             422, f"{field} supports at most {MAX_ALLOWLIST_SESSIONS} sessions per request"
         )
+    checks_ids = version.speaks(Feature.CONTEXT_SESSIONS)
     for entry in entries:
-        if not entry:
+        if not isinstance(entry, str) or not entry:
             raise HonchoError(422, f"{field} entries must be non-empty strings")
-        if not _SESSION_ID.fullmatch(entry):
+        if checks_ids and not _SESSION_ID.fullmatch(entry):
             raise HonchoError(
                 422,
                 f"Invalid session id in {field}: {entry!r}. Session ids match "
                 f"{RESOURCE_NAME_PATTERN}",
             )
-    if must_include not in entries:
+    if must_include is not None and must_include not in entries:
         raise HonchoError(422, f"session_id must be included in {field}")
     return list(dict.fromkeys(entries))
 

@@ -247,6 +247,33 @@ CONTEXT_SESSIONS = Script(
     "ignores `sessions` and keeps the card).",
 )
 
+def _recall(body: Any, note: str) -> Step:
+    return _post(W + "/peers/alice/representation", body, note=note)
+
+
+RECALL_FILTERS = Script(
+    "recall_filters",
+    [
+        _post(S, {"id": "s1", "peers": {"alice": {}}}),
+        _recall({"filters": {"peer_id": "x", "a": 1}}, "keys besides session_id"),
+        _recall({"filters": {}}, "no session_id key"),
+        _recall({"filters": {"session_id": 5}}, "a number"),
+        _recall({"filters": {"session_id": {"in": "s1"}}}, "'in' a string"),
+        _recall({"filters": {"session_id": {"in": ["s1"], "ne": "x"}}}, "'in' and more"),
+        _recall({"filters": {"session_id": ["s1", ""]}}, "an empty id"),
+        _recall({"filters": {"session_id": ["s1", 5]}}, "a number in the list"),
+        _recall({"filters": {"session_id": ["s1", "b.d"]}}, "an invalid id (3.1: 422)"),
+        _recall({"filters": {"session_id": "*"}}, "a wildcard (3.1: 422)"),
+        _recall({"session_id": "s2", "filters": {"session_id": ["s1"]}}, "session_id outside"),
+        _recall({"session_id": "s1", "filters": {"session_id": {"in": ["s1"]}}}, "inside"),
+        _recall({"filters": {"session_id": [f"x{i}" for i in range(1001)]}}, "1001 sessions"),
+        _recall({"filters": {"session_id": []}}, "an empty list"),
+        _recall({"filters": None}, "null filters"),
+    ],
+    "The session allowlist the recall routes read from `filters` (Honcho's "
+    "extract_session_allowlist), with the session-id check 3.1 added.",
+)
+
 CHAT = W + "/chat"
 
 WORKSPACE_CHAT = Script(
@@ -285,6 +312,7 @@ RULES31_SCRIPTS: tuple[Script, ...] = (
     NEGATION,
     PEER_NAMES,
     CONTEXT_SESSIONS,
+    RECALL_FILTERS,
     WORKSPACE_CHAT,
 )
 """The scripts of this module, in the order ``fake-honcho compare`` runs them."""
