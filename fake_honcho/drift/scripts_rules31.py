@@ -247,6 +247,7 @@ CONTEXT_SESSIONS = Script(
     "ignores `sessions` and keeps the card).",
 )
 
+
 def _recall(body: Any, note: str) -> Step:
     return _post(W + "/peers/alice/representation", body, note=note)
 
