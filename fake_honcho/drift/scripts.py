@@ -15,6 +15,7 @@ from typing import Any
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
 from fake_honcho.drift.scripts_rules31 import RULES31_SCRIPTS
+from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 
@@ -503,6 +504,7 @@ SCRIPTS: tuple[Script, ...] = (
     CONTEXT,
     SERVER_BUGS,
     *RULES31_SCRIPTS,
+    *SCOPE_SCRIPTS,
 )
 
 

@@ -83,3 +83,21 @@ def test_a_session_must_exist_and_the_route_is_31_only(client: httpx.Client, kno
         httpx.Client(transport=old.transport(), base_url="http://fake") as http,
     ):
         assert http.post(CHAT, json={"query": "hi"}).status_code == 404
+
+
+def test_a_scope_confines_the_answer_to_its_sessions(
+    client: httpx.Client, fake: FakeHoncho, known: World
+) -> None:
+    """bob spoke only outside the scope: he is neither listed nor recalled."""
+    known.session("s2", {"alice": {}})
+    known.say("s2", "alice", "I like jazz.")
+    fake.deriver.run_until_idle()
+    for method, path, body in (
+        ("POST", "/v3/workspaces/ws/scopes", {"id": "team"}),
+        ("POST", "/v3/workspaces/ws/scopes/team/sessions", {"session_ids": ["s2"]}),
+    ):
+        assert client.request(method, path, json=body).status_code < 300
+    scoped = ask(client, query="What do we know?", scope="team").json()["content"]
+    assert scoped == "Based on what I know about alice: alice likes jazz."
+    clash = client.post(CHAT, json={"query": "hi", "scope": "team", "session_id": "s1"})
+    assert clash.json() == {"detail": "`scope` and `session_id` are mutually exclusive"}
