@@ -135,14 +135,11 @@ def _client_port(response: httpx.Response) -> Any:
 
 def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
     """Is the keep-alive connection that carried a 500 used again for the next request?"""
-    route = f"POST /v3/workspaces/{workspace}/sessions/s1/messages status=500 times=1"
+    route = "POST /v3/workspaces/list status=500 times=1"
     client.post("/_fake/faults", json={"spec": route})  # the fake's 500; 404 on a real server
     ports = {_client_port(client.get("/health"))}
-    # A real 3.0.12 answers this with an unhandled 500 (divergence real-invalid-author-500).
-    failed = client.post(
-        f"/v3/workspaces/{workspace}/sessions/s1/messages",
-        json={"messages": [{"peer_id": "new.peer", "content": "x"}]},
-    )
+    # A real server answers this with an unhandled 500 (divergence real-page-beyond-int64-500).
+    failed = client.post("/v3/workspaces/list", params={"page": 10**30, "size": 1}, json={})
     ports.add(_client_port(failed))
     try:
         ports.add(_client_port(client.get("/health")))
