@@ -176,6 +176,11 @@ PEER_NAMES = Script(
             note="upload by a bad author",
         ),
         _post(S + "/s1/peers", {"{600*a}": {}}, note="an over-long new member"),
+        _post(
+            S + "/s1/messages", _msgs(("a\x00b", "hi"), ("c.d", "hi")), note="a NUL in an author"
+        ),
+        _post(S, {"id": "s3", "peers": {"a\x00b": {}}}, note="a NUL in a member"),
+        _post(S + "/s1/messages", _msgs(("", "hi")), note="an empty author"),
         _get(S + "/s1/peers", note="members unchanged"),
         _post(
             "/v3/workspaces/{ws2}/sessions/s1/messages",
