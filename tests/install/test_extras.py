@@ -217,3 +217,21 @@ def test_a_missing_contract_extra_is_one_import_error_naming_it(tmp_path: Path) 
             f"ImportError: contract_tests needs the 'contract' extra (missing {absent}): "
             "pip install 'honcho-contract-kit[contract]'"
         )
+
+
+def test_the_drift_report_needs_only_the_fake_extra() -> None:
+    """``fake-honcho compare`` is the fake's own tool: it never imports the contract kit,
+    pytest or syrupy (which only the ``contract`` extra installs)."""
+    code = (
+        "import sys, fake_honcho.drift.cli, fake_honcho.cli\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "print(json.dumps(sorted(loaded & {'pytest', 'syrupy', 'contract_tests', 'xdist'})))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    assert json.loads(found.stdout) == []
