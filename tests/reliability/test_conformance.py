@@ -1,4 +1,5 @@
-"""Schemathesis runs the official OpenAPI document against a served fake.
+"""Schemathesis runs the OpenAPI document of a real Honcho 3.0.12 (recorded in
+``tests/openapi``) against a served fake.
 
 Every operation the fake implements gets a bounded number of generated requests
 (the document's examples, valid and invalid data; ``$HONCHO_CONFORMANCE_EXAMPLES`` per
@@ -27,16 +28,11 @@ from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from fake_honcho import FakeHoncho
+from tests.openapi import document_path
 
-from .support import bounded, fake_operations, openapi_path
+from .support import bounded, fake_operations
 
-SPEC = openapi_path()
-if SPEC is None:
-    pytest.skip(
-        "the official OpenAPI document is absent: set $HONCHO_OPENAPI or place it at "
-        "<repo>/../shared/honcho-openapi-3.0.12.json",
-        allow_module_level=True,
-    )
+SPEC = document_path("3.0.12")  # recorded from a real Honcho 3.0.12 (tests/openapi)
 
 # Fuzzed cases per operation: small for CI; raise it for a deeper local run.
 EXAMPLES_PER_OPERATION = int(os.environ.get("HONCHO_CONFORMANCE_EXAMPLES", "3"))
