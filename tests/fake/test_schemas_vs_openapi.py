@@ -1,5 +1,5 @@
 """``schemas/`` held against the OpenAPI document a real Honcho 3.0.12 publishes
-(recorded in ``tests/openapi``).
+(recorded in ``tests/fidelity/openapi``).
 
 For every schema we ship that names an OpenAPI component, and for the request and
 response bodies of every route this package serves, the property names, required
@@ -10,7 +10,9 @@ fake itself) are not compared.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,14 +20,17 @@ from starlette.routing import Match
 
 from fake_honcho import FakeHoncho
 from fake_honcho.schemas import BASE_URI, SchemaSet
-from tests.openapi import document
+
+# The OpenAPI document a real Honcho publishes, recorded (tests/fidelity/openapi/record.py).
+RECORDED = Path(__file__).resolve().parents[1] / "fidelity" / "openapi"
 
 LIMITS = ("minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems")
 
 
 @pytest.fixture(scope="module")
 def openapi() -> dict[str, Any]:
-    return document("3.0.12")  # recorded from a real Honcho 3.0.12 (tests/openapi)
+    document: dict[str, Any] = json.loads((RECORDED / "3.0.12.json").read_text("utf-8"))
+    return document  # recorded from a real Honcho 3.0.12 (tests/fidelity/openapi)
 
 
 @pytest.fixture(scope="module")

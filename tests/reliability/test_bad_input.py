@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -18,9 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from tests.openapi import document
 
 from .support import bounded, fake_operations, state_digest
+
+# The OpenAPI document a real Honcho publishes, recorded (tests/fidelity/openapi/record.py).
+RECORDED = Path(__file__).resolve().parents[1] / "fidelity" / "openapi"
 
 W = "/v3/workspaces/ws"
 FRESH = "/v3/workspaces/fresh"  # never created: a bad request must not create it either
@@ -352,7 +355,8 @@ def _property_names() -> list[str]:
     """Every request/response property name of the recorded 3.0.12 document (structure-aware
     keys)."""
     names = {"id", "metadata", "messages", "content", "peer_id", "filters", "query", "limit"}
-    for schema in document("3.0.12")["components"]["schemas"].values():
+    spec = json.loads((RECORDED / "3.0.12.json").read_text("utf-8"))
+    for schema in spec["components"]["schemas"].values():
         names.update(schema.get("properties", {}))
     return sorted(names)
 
