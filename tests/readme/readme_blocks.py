@@ -5,6 +5,7 @@ fence (invisible on GitHub)::
 
     <!-- readme-test: run -->            run it (the default for ```python blocks)
     <!-- readme-test: file PATH -->      write it to PATH (relative) for later blocks to use
+                                         (any language: a test, an env file...)
     <!-- readme-test: serve -->          start it in the background (a server)
     <!-- readme-test: workflow -->       a GitHub Actions workflow: run its steps' ``run:``
     <!-- readme-test: run needs hermes --> only where the thing is present (see NEEDS)
@@ -292,7 +293,7 @@ class SectionRun:
         elif block.action == "file":
             path = self.workdir / block.argument
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(block.code, encoding="utf-8")
+            path.write_text(self.code(block), encoding="utf-8")  # served ports rewritten
         elif block.action == "serve":
             self.serve(block)
         elif block.action == "workflow":

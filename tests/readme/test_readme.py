@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,22 @@ def test_every_block_runs_unless_it_needs_what_a_user_may_lack() -> None:
     # every page shows runnable code but the generated register and the architecture map
     expected = documents - {"docs/divergences.md", "docs/architecture.md"}
     assert {b.document for b in BLOCKS if b.action not in ("show", "parse")} == expected
+
+
+CONTINUES = (")", "]", "}", "else", "elif", "except", "finally", "#")
+
+
+def test_python_blocks_paste_into_a_repl() -> None:
+    """An indented block is closed by a blank line before the next top-level statement, as
+    the interactive interpreter needs (a file would not)."""
+    problems = [
+        f"{block.where}, line {number + 1} of the block"
+        for block in BLOCKS
+        if block.lang == "python" and block.action == "run"
+        for number, (before, line) in enumerate(pairwise(block.code.splitlines()), start=1)
+        if before[:1].isspace() and line[:1].strip() and not line.startswith(CONTINUES)
+    ]
+    assert problems == []
 
 
 SERVED_PORT = re.compile(r"--port[ =](\d+)")
