@@ -101,7 +101,7 @@ NEEDS: dict[str, Need] = {
         ("HONCHO_URL", "HONCHO_API_KEY"),
     ),
     "deerflow": Need(
-        "a DeerFlow checkout at $DEERFLOW_DIR (bytedance/deer-flow, Python 3.12+, uv)",
+        "a scratch DeerFlow checkout at $DEERFLOW_DIR, which the block changes (Python 3.12+, uv)",
         lambda: Path(os.environ.get("DEERFLOW_DIR") or "/nonexistent").is_dir(),
         ("DEERFLOW_DIR",),
     ),
