@@ -147,7 +147,8 @@ def _client_port(response: httpx.Response) -> Any:
 
 def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
     """Is the keep-alive connection that carried a 500 used again for the next request?"""
-    client.post("/_fake/faults", json={"spec": "POST /v3/workspaces/list status=500 times=1"})
+    route = "POST /v3/workspaces/list status=500 times=1"
+    client.post("/_fake/faults", json={"spec": route})  # the fake's 500; 404 on a real server
     ports = {_client_port(client.get("/health"))}
     # A real server answers this with an unhandled 500 (divergence real-page-beyond-int64-500).
     failed = client.post("/v3/workspaces/list", params={"page": 10**30, "size": 1}, json={})
@@ -258,6 +259,11 @@ def _probe_card_without_dream(client: httpx.Client, workspace: str) -> Any:
     return client.get(f"/v3/workspaces/{workspace}/peers/alice/card").json().get("peer_card")
 
 
+def _probe_rejected_write_phantom(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("new.peer", "hello"))
+    return client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s2"}).status_code
+
+
 def _probe_lone_surrogate(client: httpx.Client, workspace: str) -> Any:
     body = '{"messages": [{"peer_id": "alice", "content": "tea \\ud800"}]}'
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages"
@@ -293,6 +299,31 @@ DIVERGENCES: tuple[Divergence, ...] = (
         real_result=500,
         affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
         fixed_by=Feature.PEER_NAME_422,
+    ),
+    Divergence(
+        id="real-rejected-write-phantom-workspace",
+        kind="real-bug",
+        summary=(
+            "a write refused for a bad peer name leaves its new workspace half there: "
+            "every create in it is a 409 for minutes"
+        ),
+        real=(
+            "3.1: after POST .../sessions/s1/messages with author 'new.peer' answers 422 in "
+            "a workspace it was about to create, the workspace is cached as existing but "
+            "never stored: it is not listed, and creating a session or peer in it answers "
+            "409 'Unable to create or get session: s2' until the cache entry expires (300 s)"
+        ),
+        fake="nothing is created by the refused write; the next create answers 201",
+        reason="a refused request leaves no trace on the fake",
+        evidence=(
+            "measured on main ddbb90e + #931 (tests/fidelity/exchanges/3.1/peer_names_422.json); "
+            "src/crud/workspace.py get_or_create_workspace warms the workspace cache (TTL "
+            "300 s) for a row whose transaction the peer-name check then rolls back"
+        ),
+        probe=_probe_rejected_write_phantom,
+        fake_result=201,
+        real_result=409,
+        since=Feature.PEER_NAME_422,
     ),
     Divergence(
         id="real-lone-surrogate-500",
