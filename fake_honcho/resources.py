@@ -125,17 +125,24 @@ def reject_reserved_new(fake: FakeHoncho, ws: str, names: Iterable[str]) -> None
         )
 
 
-def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
-    """The server's checks of peer names about to be created (no stored peer can hold a
-    NUL or an over-long name), then ``_validate_new_peer_names``: each named once, sorted."""
-    new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
-    if any("\x00" in name for name in new):
+def reject_impossible_peer_names(names: Iterable[str]) -> None:
+    """422 for names no stored peer can hold (a NUL, over-long), which 3.1 refuses before
+    looking peers up; each named once, sorted."""
+    listed = sorted(set(names))
+    if any("\x00" in name for name in listed):
         raise HonchoError(422, "Peer name(s) must not contain NUL (0x00) bytes")
-    too_long = [name for name in new if len(name) > MAX_NAME_LENGTH]
+    too_long = [name for name in listed if len(name) > MAX_NAME_LENGTH]
     if too_long:
         raise HonchoError(
             422, f"Peer name(s) {too_long} must be at most {MAX_NAME_LENGTH} characters"
         )
+
+
+def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
+    """The server's checks of peer names about to be created (no stored peer can hold a
+    NUL or an over-long name), then ``_validate_new_peer_names``: each named once, sorted."""
+    new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
+    reject_impossible_peer_names(new)
     reject_reserved_new(fake, ws, new)
     bad = [name for name in new if not _NAME.fullmatch(name)]
     if bad:

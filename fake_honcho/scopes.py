@@ -22,8 +22,9 @@ from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.message_index import message_index
 from fake_honcho.request_models import SCOPE_PREFIX as PREFIX
 from fake_honcho.resources import SCOPE_KIND as KIND
-from fake_honcho.resources import ensure_workspace, is_scope, now
+from fake_honcho.resources import ensure_workspace, is_scope, now, reject_impossible_peer_names
 from fake_honcho.state import Row, Store
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -189,7 +190,11 @@ def leave(fake: FakeHoncho, ws: str, scope_pid: str, sid: str) -> None:
 
 
 def reject_scopes(fake: FakeHoncho, ws: str, names: Iterable[str], action: str) -> None:
-    """422 when any of ``names`` is a scope (name and flag)."""
+    """422 when any of ``names`` is a scope (name and flag); first, as the server's lookup
+    does, for a name no peer can hold (so before a missing session's 404)."""
+    names = list(names)
+    if fake.version.speaks(Feature.SCOPES):
+        reject_impossible_peer_names(names)
     found = sorted({n for n in names if is_scope_peer(fake.store, ws, n)})
     if found:
         raise HonchoError(422, f"Peer name(s) {found} are scopes. {action}")

@@ -234,6 +234,25 @@ def test_context_scope_is_dropped_unread_by_3_0_12() -> None:
         assert client.get(path, params={"scope": "x"}).json() == client.get(path).json()
 
 
+@pytest.mark.parametrize(("version", "status"), [("3.0.12", 404), ("3.1", 422)])
+def test_an_over_long_member_name_is_refused_before_the_missing_session_from_3_1(
+    version: str, status: int
+) -> None:
+    """3.1 refuses a name no peer can hold before looking anything up (found by the
+    differential test against a real 3.1); a bad pattern still meets the session's 404."""
+    long = "x" * 513
+    with (
+        FakeHoncho(version=version) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        put = client.put(f"{W}/sessions/none/peers", json={long: {}})
+        removed = client.request("DELETE", f"{W}/sessions/none/peers", json=[long])
+        pattern = client.put(f"{W}/sessions/none/peers", json={"bad.name": {}})
+    assert (put.status_code, removed.status_code, pattern.status_code) == (status, status, 404)
+    if status == 422:
+        assert detail(put) == f"Peer name(s) ['{long}'] must be at most 512 characters"
+
+
 def test_clone_is_201_with_a_nanoid_and_404_for_unknown(client: httpx.Client) -> None:
     send_messages(client, "s", {"content": "one", "peer_id": "alice"})
     clone = post(client, f"{W}/sessions/s/clone")
