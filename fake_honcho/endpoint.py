@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
+from fake_honcho.ignored import check_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.request_models import RawBody, request_error, scalar
 from fake_honcho.sanitize import strip_nul as strip_nul  # for handlers
@@ -86,9 +87,12 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
         if required:
             raise missing_body()
         return None
-    if fake_of(request).validate:
+    fake = fake_of(request)
+    if fake.validate:
         raw = RawBody.of(await body_bytes(request))
-        return fake_of(request).schemas.check_request(schema, body, raw=raw)
+        checked = fake.schemas.check_request(schema, body, raw=raw)
+        check_body(request, fake, schema, body)
+        return checked
     return body
 
 

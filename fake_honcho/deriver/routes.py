@@ -46,6 +46,7 @@ from fake_honcho.filters import (
     matches_all,
 )
 from fake_honcho.ids import isoformat
+from fake_honcho.ignored import reads_query
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import ensure_peers, get_active_session, get_peer
@@ -245,6 +246,7 @@ async def peer_context(request: Request) -> Response:
 # -- sessions -------------------------------------------------------------------------
 
 
+@reads_query(Feature.CONTEXT_SESSIONS, "scope", "sessions")
 async def session_context(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, session_id = (
@@ -260,7 +262,11 @@ async def session_context(request: Request) -> Response:
     selection = _query_selection(request, include_most_frequent_default=False)
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
-    listed = request.query_params.getlist("sessions")
+    listed = (  # 3.0.12 does not read `sessions` at all
+        request.query_params.getlist("sessions")
+        if fake.version.speaks(Feature.CONTEXT_SESSIONS)
+        else []
+    )
     if listed and limit_to_session:
         raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
     allowlist = [session_id] if limit_to_session else (listed or None)

@@ -9,9 +9,11 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver.representation import Selection, render_plain, select
+from fake_honcho.ignored import IgnoredFieldWarning
 from fake_honcho.tokens import token_count
+from fake_honcho.versions import Feature
 
-from .support import World
+from .support import World, make_fake
 
 CONTEXT = "/v3/workspaces/ws/sessions/s/context"
 
@@ -164,9 +166,16 @@ def test_errors(client: httpx.Client, world: World) -> None:
     )
 
 
-def test_representation_scope_limit_to_session_and_sessions(
-    client: httpx.Client, fake: FakeHoncho, world: World
-) -> None:
+@pytest.mark.parametrize("version", ["3.0.12", "3.1"])
+def test_representation_scope_limit_to_session_and_sessions(version: str) -> None:
+    with (
+        make_fake("manual", version=version) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        _representation_scopes(client, fake, World(fake, client))
+
+
+def _representation_scopes(client: httpx.Client, fake: FakeHoncho, world: World) -> None:
     world.session("s", {"alice": {}})
     world.session("t", {"alice": {}})
     world.say("s", "alice", "I like tea")
@@ -179,6 +188,11 @@ def test_representation_scope_limit_to_session_and_sessions(
 
     assert facts() == ["alice likes tea", "alice lives in Oslo"]
     assert facts(limit_to_session="true") == ["alice likes tea"]
+    if not fake.version.speaks(Feature.CONTEXT_SESSIONS):
+        # 3.0.12 does not read `sessions`: the whole representation, and a warning.
+        with pytest.warns(IgnoredFieldWarning, match="`sessions`"):
+            assert facts(sessions=["t"]) == ["alice likes tea", "alice lives in Oslo"]
+        return
     assert facts(sessions=["t"]) == ["alice lives in Oslo"]
     both = client.get(
         CONTEXT, params={"peer_target": "alice", "sessions": "t", "limit_to_session": "true"}
