@@ -14,6 +14,7 @@ from typing import Any
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.scripts_v32 import SCRIPTS_V32
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 
@@ -500,6 +501,7 @@ SCRIPTS: tuple[Script, ...] = (
     UNDERIVED,
     CONTEXT,
     SERVER_BUGS,
+    *SCRIPTS_V32,
 )
 
 
