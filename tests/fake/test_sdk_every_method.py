@@ -24,6 +24,9 @@ import pydantic
 import pytest
 
 honcho_sdk = pytest.importorskip("honcho", reason="honcho-ai is not installed")
+SDK_VERSION = getattr(honcho_sdk, "__version__", "")
+if not SDK_VERSION.startswith("2.7"):
+    pytest.skip(f"written for honcho-ai 2.7, found {SDK_VERSION}", allow_module_level=True)
 from honcho import (  # noqa: E402
     ChatResponse,
     Conclusion,
@@ -49,9 +52,6 @@ from fake_honcho import FakeHoncho  # noqa: E402
 from fake_honcho.versions import VERSIONS  # noqa: E402
 
 NEWEST = list(VERSIONS)[-1]
-SDK_VERSION = getattr(honcho_sdk, "__version__", "")
-if not SDK_VERSION.startswith("2.7"):
-    pytest.skip(f"written for honcho-ai 2.7, found {SDK_VERSION}", allow_module_level=True)
 
 #: The SDK classes whose methods talk to the server (sync; each has an ``.aio`` twin).
 RESOURCES: dict[str, type] = {
