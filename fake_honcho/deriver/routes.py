@@ -345,8 +345,8 @@ def chat_response(request: Request, body: dict[str, Any], given: chat.Reply) -> 
     text = given.text
     if body.get("response_format"):
         text = chat.structured(text, given.conclusions, body["response_format"])
-    # `include_evidence` is in the request schema from 3.2 on; older versions drop it.
-    evidence = chat.evidence(given) if body.get("include_evidence") else None
+    asked = body.get("include_evidence") and fake_of(request).version.speaks(Feature.CHAT_EVIDENCE)
+    evidence = chat.evidence(given) if asked else None
     if body.get("stream"):
         events = chat.sse_events(text, evidence)
         return StreamingResponse(events, media_type="text/event-stream")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import warnings
 from collections.abc import Iterator
@@ -167,3 +168,16 @@ def test_cli_option() -> None:
 def test_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="warn, error, allow"):
         FakeHoncho(ignored_fields="shout")  # type: ignore[arg-type]
+
+
+def test_a_later_version_never_loses_a_field_an_earlier_one_reads() -> None:
+    """A layer file replaces a whole component: one written before a parent layer changed
+    the same component (3.2's chat options over 3.1's) must carry that change too."""
+    versions = list(VERSIONS.values())
+    for older, newer in itertools.pairwise(versions):
+        before, after = schemas_for(older.schema_layers), schemas_for(newer.schema_layers)
+        for name, document in before.documents.items():
+            lost = set(document.get("properties", {})) - set(
+                after.documents[name].get("properties", {})
+            )
+            assert not lost, f"{newer.name}'s {name} drops {sorted(lost)}, read by {older.name}"
