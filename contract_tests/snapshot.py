@@ -1,23 +1,8 @@
 """JSON snapshots that hold on the fake and on a real server.
 
-Snapshots are normalised first (``fake_honcho.drift.normalise``, shared with the
-drift report):
-
-Server-generated values differ between runs and targets, so before syrupy
-serialises anything :func:`normalise` rewrites them:
-
-* generated ids (21-char nanoids under an id-like key, as a dict key, or as a
-  path segment) and registered run-specific ids (the test's workspace) become
-  ``<id:N>`` / ``<workspace:N>``, numbered by first appearance, so equal ids
-  stay equal and the snapshot still shows which row references which;
-* timestamps become ``<timestamp>`` (their equality is not portable: a real
-  server may stamp a whole batch with one transaction time);
-* token counts become ``<int>``: a summary's count is what the server's LLM
-  reported, so it differs from one deployment to another even though message
-  counts are exact on the fake.
-
-Traversal visits dict keys in sorted order, so numbering does not depend on the
-key order a server happens to emit.
+Before syrupy serialises anything, :func:`~fake_honcho.drift.normalise.normalise`
+(shared with the drift report) rewrites what differs between runs and targets:
+generated ids, timestamps and token counts become numbered placeholders.
 """
 
 from __future__ import annotations

@@ -33,7 +33,12 @@ from fake_honcho.ignored import MODES as IGNORED_MODES
 from fake_honcho.ignored import IgnoredFieldWarning
 from fake_honcho.persistence import StateFileError
 from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
-from fake_honcho.versions import DEFAULT_VERSION, VERSIONS, HonchoVersion, resolve_version
+from fake_honcho.versions import (
+    DEFAULT_VERSION,
+    VERSIONS,
+    resolve_version,
+    version_argument,
+)
 
 __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 
@@ -113,18 +118,11 @@ def add_version_option(parser: argparse.ArgumentParser) -> None:
     """``--honcho-version``: which Honcho server version the fake speaks."""
     parser.add_argument(
         "--honcho-version",
-        type=_honcho_version,
+        type=version_argument,
         default=resolve_version(DEFAULT_VERSION),
         metavar="VERSION",
         help=f"the Honcho server version to speak: {', '.join(VERSIONS)} (%(default)s)",
     )
-
-
-def _honcho_version(text: str) -> HonchoVersion:
-    try:
-        return resolve_version(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _port(text: str) -> int:

@@ -19,6 +19,7 @@ This module is the one place that says which version serves what: read
 
 from __future__ import annotations
 
+import argparse
 import enum
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ __all__ = [
     "UnknownVersionError",
     "feature_of",
     "resolve_version",
+    "version_argument",
     "versioned",
 ]
 
@@ -171,6 +173,14 @@ def resolve_version(version: str | HonchoVersion | None) -> HonchoVersion:
         known = ", ".join(VERSIONS)
         raise UnknownVersionError(f"unknown Honcho version {version!r}; the fake speaks {known}")
     return found
+
+
+def version_argument(text: str) -> HonchoVersion:
+    """:func:`resolve_version` as an argparse ``type=``: a mistake is a one-line usage error."""
+    try:
+        return resolve_version(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 _FEATURE_ATTRIBUTE = "honcho_feature"

@@ -27,7 +27,7 @@ from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.exchange import run_script, workspace_names
 from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
 from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
-from fake_honcho.versions import VERSIONS, HonchoVersion, resolve_version
+from fake_honcho.versions import VERSIONS, HonchoVersion, resolve_version, version_argument
 
 __all__ = ["build_parser", "main"]
 
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--honcho-version",
-        type=_version,
+        type=version_argument,
         default=resolve_version(None),
         metavar="VERSION",
         help=f"the version the fake speaks, and the scripts it implies: {', '.join(VERSIONS)} "
@@ -66,13 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
     return parser
-
-
-def _version(text: str) -> HonchoVersion:
-    try:
-        return resolve_version(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
