@@ -74,12 +74,16 @@ async def body_bytes(request: Request) -> bytes:
     return await request.body() if raw is None else raw
 
 
-async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
+async def read_body(
+    request: Request, schema: str, *, required: bool = True, successor: str | None = None
+) -> Any:
     """The JSON body as Honcho's model ``schema`` reads it (unless validation is off).
 
     Values are coerced as pydantic's lax mode does (``"2"`` for an integer is 2) and
     only the fields the client sent are kept; aliases such as ``name`` for ``id``
-    arrive under the schema's name (``fake_honcho.request_models``).
+    arrive under the schema's name (``fake_honcho.request_models``). Fields a later
+    version reads (as ``successor``, when it names the body another component) and this
+    one drops go to the ignored-field guard (``fake_honcho.ignored``).
     """
     body = await read_json(request, required=required)
     if body is None:
@@ -91,7 +95,7 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
     if fake.validate:
         raw = RawBody.of(await body_bytes(request))
         checked = fake.schemas.check_request(schema, body, raw=raw)
-        check_body(request, fake, schema, body)
+        check_body(request, fake, schema, body, successor)
         return checked
     return body
 

@@ -103,13 +103,16 @@ Tree = dict[str, "tuple[str | None, Tree]"]
 version reads it too), and the same for what is inside it (``*``: a map's values,
 ``[]``: a list's items)."""
 
-_TREES: dict[tuple[str, str], Tree] = {}
+_TREES: dict[tuple[str, str, str | None], Tree] = {}
 
 
-def later_fields(version: HonchoVersion, schema: str) -> Tree:
+def later_fields(version: HonchoVersion, schema: str, successor: str | None = None) -> Tree:
     """The fields of request schema ``schema`` that later versions read and ``version``
-    drops, derived from the schema layers (cached)."""
-    key = (version.name, schema)
+    drops, derived from the schema layers (cached). ``successor`` names the component a
+    later version reads the same body as, where it has one of its own (3.1's
+    ``WorkspaceMessageSearchOptions`` for 3.0.12's ``MessageSearchOptions`` on workspace
+    search)."""
+    key = (version.name, schema, successor)
     found = _TREES.get(key)
     if found is None:
         from fake_honcho.schemas import schemas_for
@@ -118,8 +121,9 @@ def later_fields(version: HonchoVersion, schema: str) -> Tree:
         tree: Tree = {}
         for later in _later_than(version):
             theirs = schemas_for(later.schema_layers)
-            if schema in theirs.documents and schema in own.documents:
-                _merge(tree, own, theirs, _ref(schema), _ref(schema), later.name)
+            name = successor if successor in theirs.documents else schema
+            if name in theirs.documents and schema in own.documents:
+                _merge(tree, own, theirs, _ref(schema), _ref(name), later.name)
         found = _TREES[key] = _prune(tree)
     return found
 
@@ -202,9 +206,12 @@ def _found(value: Any, tree: Tree, path: tuple[str, ...]) -> Iterator[IgnoredFie
 # -- the guard -----------------------------------------------------------------------------
 
 
-def check_body(request: Request, fake: FakeHoncho, schema: str, body: Any) -> None:
-    """Report the fields of ``body`` (read as ``schema``) that this version drops."""
-    tree = later_fields(fake.version, schema)
+def check_body(
+    request: Request, fake: FakeHoncho, schema: str, body: Any, successor: str | None = None
+) -> None:
+    """Report the fields of ``body`` (read as ``schema``; later as ``successor``, if
+    given) that this version drops."""
+    tree = later_fields(fake.version, schema, successor)
     if tree:
         _report(request, fake, list(_found(body, tree, ())))
 

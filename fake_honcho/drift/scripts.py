@@ -14,6 +14,7 @@ from typing import Any
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 from fake_honcho.drift.scripts_v32 import SCRIPTS_V32
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
@@ -501,6 +502,7 @@ SCRIPTS: tuple[Script, ...] = (
     UNDERIVED,
     CONTEXT,
     SERVER_BUGS,
+    *SCOPE_SCRIPTS,
     *SCRIPTS_V32,
 )
 

@@ -170,14 +170,30 @@ def test_unknown_mode_is_refused() -> None:
         FakeHoncho(ignored_fields="shout")  # type: ignore[arg-type]
 
 
-def test_a_later_version_never_loses_a_field_an_earlier_one_reads() -> None:
+def test_a_later_version_keeps_every_field_an_earlier_one_reads() -> None:
     """A layer file replaces a whole component: one written before a parent layer changed
-    the same component (3.2's chat options over 3.1's) must carry that change too."""
-    versions = list(VERSIONS.values())
-    for older, newer in itertools.pairwise(versions):
+    the same component (3.2's chat options over 3.1's) must carry that change too, so a
+    field an earlier version reads is in the later one, unchanged."""
+    for older, newer in itertools.pairwise(VERSIONS.values()):
         before, after = schemas_for(older.schema_layers), schemas_for(newer.schema_layers)
         for name, document in before.documents.items():
-            lost = set(document.get("properties", {})) - set(
-                after.documents[name].get("properties", {})
-            )
-            assert not lost, f"{newer.name}'s {name} drops {sorted(lost)}, read by {older.name}"
+            theirs = after.documents[name].get("properties", {})
+            for field, schema in document.get("properties", {}).items():
+                assert field in theirs, f"{newer.name}'s {name} drops {field}"
+                assert theirs[field] == schema, f"{newer.name}'s {name} changes {field}"
+
+
+def test_scope_on_workspace_search_read_as_its_3_1_component(old: FakeHoncho) -> None:
+    """3.1 reads workspace search as another component (with `scope`): the guard compares
+    3.0.12's body with that one."""
+    with _client(old) as client, pytest.warns(IgnoredFieldWarning) as caught:
+        answer = client.post("/v3/workspaces/w/search", json={"query": "tea", "scope": "work"})
+    assert answer.status_code == 200
+    assert str(caught[0].message) == (
+        "Honcho 3.0.12 ignores the field `scope` on POST /v3/workspaces/{w}/search: "
+        "the answer is not narrowed to the scope (served from 3.1 on)"
+    )
+    with FakeHoncho(version="3.0.12", ignored_fields="error") as fake, _client(fake) as client:
+        refused = client.post("/v3/workspaces/w/search", json={"query": "tea", "scope": "work"})
+        assert refused.status_code == 422
+        assert refused.json()["detail"][0]["loc"] == ["body", "scope"]

@@ -6,7 +6,7 @@ it. Each call asserts what the method answers on a served fake at "3.2" (the SDK
 ``X-Honcho-Host`` included). The fake's toy deriver answers chat, so nothing here needs
 an LLM.
 
-Calls to routes other branches serve (scopes, workspace chat) are marked ``PENDING``:
+Calls to routes another branch serves (workspace chat) are marked ``PENDING``:
 strict xfails expecting a 404 today, which fail as soon as the routes are served, so
 whoever merges them deletes the mark and sees the call pass.
 """
@@ -303,10 +303,10 @@ def _get_scope(w: World) -> None:
 
 @calls("Scope", "add_sessions", "sessions", "remove_session", "status")
 def _scope_sessions(w: World) -> None:
-    scope = Scope("work", w.honcho)
+    scope = w.call(w.honcho, "scope", "work")
     w.call(scope, "add_sessions", ["s1"])
     assert [s.id for s in w.items(w.call(scope, "sessions"))] == ["s1"]
-    assert "s1" in w.call(scope, "status").backfill_status
+    assert "s1" in w.call(scope, "status")  # per-session backfill jobs
     w.call(scope, "remove_session", "s1")
     assert w.items(w.call(scope, "sessions")) == []
 
@@ -563,11 +563,6 @@ def _workspace_conclusions_get_many(w: World) -> None:
 
 #: Calls whose routes other branches serve: a 404 until they are merged.
 PENDING: dict[tuple[str, str], str] = {
-    **{("Honcho", m): "scope routes: branch `scopes`" for m in ("scope", "scopes", "get_scope")},
-    **{
-        ("Scope", m): "scope routes: branch `scopes`"
-        for m in ("add_sessions", "sessions", "remove_session", "status")
-    },
     ("Honcho", "chat"): "workspace chat: branch `rules31`",
     ("Honcho", "chat_stream"): "workspace chat: branch `rules31`",
 }

@@ -27,11 +27,6 @@ NEWEST = list(VERSIONS)[-1]
 #: Methods whose routes other branches serve: a 404 until they are merged. A method
 #: here that answers fails the test, so whoever merges the routes removes it.
 PENDING = {
-    **{f"Honcho.{m}": "scope routes: branch `scopes`" for m in ("scope", "scopes", "getScope")},
-    **{
-        f"Scope.{m}": "scope routes: branch `scopes`"
-        for m in ("addSessions", "sessions", "removeSession", "status")
-    },
     "Honcho.chat": "workspace chat: branch `rules31`",
     "Honcho.chatStream": "workspace chat: branch `rules31`",
 }
