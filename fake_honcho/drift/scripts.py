@@ -14,6 +14,7 @@ from typing import Any
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.scripts_rules31 import RULES31_SCRIPTS
 from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 from fake_honcho.drift.scripts_v32 import SCRIPTS_V32
 
@@ -455,6 +456,7 @@ CONTEXT = Script(
 SERVER_BUGS = Script(
     "server_bugs",
     [
+        post("/v3/workspaces", {"id": "{ws}"}, note="(a rejected write never creates it)"),
         post(
             S + "/s1/messages",
             _msgs(("new.peer", "hi")),
@@ -502,6 +504,7 @@ SCRIPTS: tuple[Script, ...] = (
     UNDERIVED,
     CONTEXT,
     SERVER_BUGS,
+    *RULES31_SCRIPTS,
     *SCOPE_SCRIPTS,
     *SCRIPTS_V32,
 )

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import divergence
-from fake_honcho.drift.recording import differences, run_on_fake
+from fake_honcho.drift.recording import declared_at, differences, run_on_fake
 from fake_honcho.drift.scripts import SCRIPTS
 from fake_honcho.versions import VERSIONS
 from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
@@ -30,7 +30,9 @@ def test_fake_answers_as_the_real_server_did(version: str, name: str) -> None:
     """Every exchange equal, except those a register entry declares; and those must still
     differ (a declaration the fake no longer needs is stale)."""
     recording = RECORDINGS[version][name]
-    found = differences(recording.script, recording.results, run_on_fake(recording.script, version))
+    found = differences(
+        recording.script, recording.results, run_on_fake(recording.script, version), version
+    )
     undeclared = [difference for difference in found if not difference.declared]
     assert not undeclared, f"{name}: the fake differs from {recording.server}\n" + "\n".join(
         difference.render() for difference in undeclared
@@ -42,30 +44,15 @@ def test_fake_answers_as_the_real_server_did(version: str, name: str) -> None:
     stale = [
         f"[{i}] {step.note or step.path} ({step.divergence})"
         for i, step in enumerate(recording.script.steps)
-        if step.divergence and i not in differing
+        if declared_at(step, VERSIONS[version]) and i not in differing
     ]
     assert not stale, f"{name}: declared but now equal: {stale}"
-
-
-#: Versions recorded only for the scripts of the features they add, and why.
-PARTLY_RECORDED = {
-    "3.2": "the 3.1 behaviour (branches scopes, rules31) is not merged yet; record every"
-    " script at 3.2 from a main + 931 + 952 server once it is, and delete this entry",
-}
 
 
 @pytest.mark.parametrize("version", sorted(RECORDINGS))
 def test_every_script_is_recorded_as_it_is_written(version: str) -> None:
     """Changing a script without re-recording it would replay an old request."""
-    scripts = SCRIPTS
-    if version in PARTLY_RECORDED:
-        scripts = tuple(s for s in SCRIPTS if s.needs in VERSIONS[version].added)
-    assert_recorded_as_written(RECORDINGS[version], scripts, VERSIONS[version])
-
-
-@pytest.mark.parametrize("version", sorted(PARTLY_RECORDED))
-def test_partly_recorded_versions(version: str) -> None:
-    pytest.skip(f"{version} is recorded only for what it adds: {PARTLY_RECORDED[version]}")
+    assert_recorded_as_written(RECORDINGS[version], SCRIPTS, VERSIONS[version])
 
 
 # Routes no script sends, and why (their behaviour is checked elsewhere).

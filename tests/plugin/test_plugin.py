@@ -122,6 +122,37 @@ def test_unreachable_url_is_one_early_usage_error(pytester: pytest.Pytester) -> 
 
 
 @pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "not-a-url",
+            "--honcho-url not-a-url is not an http(s) URL; give the server's root, "
+            "e.g. http://127.0.0.1:8000",
+        ),
+        (
+            "ftp://honcho.example",
+            "--honcho-url ftp://honcho.example is not an http(s) URL; give the server's root, "
+            "e.g. http://127.0.0.1:8000",
+        ),
+        (
+            "http://127.0.0.1:9/v3/",
+            "--honcho-url http://127.0.0.1:9/v3: drop the trailing /v3 (the kit adds it): "
+            "--honcho-url http://127.0.0.1:9",
+        ),
+    ],
+    ids=["no-scheme", "ftp", "v3-suffix"],
+)
+def test_a_malformed_url_is_one_usage_error_with_the_fix(
+    pytester: pytest.Pytester, url: str, expected: str
+) -> None:
+    pytester.makepyfile("def test_x(honcho_target): pass")
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "--honcho-url", url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert errors == [f"ERROR: {expected}"]
+
+
+@pytest.mark.parametrize(
     ("key", "expected"),
     [
         (None, "needs an api key (HTTP 401); pass --honcho-api-key KEY or set HONCHO_API_KEY"),
