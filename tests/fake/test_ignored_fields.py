@@ -6,6 +6,7 @@ import itertools
 import logging
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -23,6 +24,15 @@ CONTEXT = "/v3/workspaces/w/sessions/s/context"
 
 def _client(fake: FakeHoncho) -> httpx.Client:
     return httpx.Client(transport=fake.transport(), base_url=BASE)
+
+
+@contextmanager
+def no_ignored_field_warning() -> Iterator[None]:
+    """Fail if an IgnoredFieldWarning is raised (other warnings are left alone)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    assert not [w for w in caught if w.category is IgnoredFieldWarning]
 
 
 @pytest.fixture
@@ -90,24 +100,21 @@ def test_error_mode_refuses_with_a_422_naming_each_field() -> None:
 
 def test_allow_mode_answers_and_only_journals() -> None:
     with FakeHoncho(version="3.0.12", ignored_fields="allow") as fake, _client(fake) as client:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
+        with no_ignored_field_warning():
             answer = client.post(CHAT, json={"query": "tea?", "scope": "work"})
         assert answer.status_code == 200
         assert fake.requests[-1].ignored == ("body.scope",)
 
 
 def test_null_or_false_fields_ask_for_nothing_and_are_not_reported(old: FakeHoncho) -> None:
-    with _client(old) as client, warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with _client(old) as client, no_ignored_field_warning():
         client.post(CHAT, json={"query": "tea?", "scope": None, "include_evidence": False})
     assert old.requests[-1].ignored == ()
 
 
 def test_a_version_that_reads_the_field_reports_nothing() -> None:
     with FakeHoncho(version="3.2") as fake, _client(fake) as client:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
+        with no_ignored_field_warning():
             client.post(CHAT, json={"query": "tea?", "include_evidence": True})
             client.get(CONTEXT, params={"peer_target": "alice", "sessions": ["s"]})
         assert [entry.ignored for entry in fake.requests] == [(), ()]

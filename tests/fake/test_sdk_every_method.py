@@ -4,11 +4,7 @@ The methods are found by introspecting the SDK's classes, not listed by hand: a 
 a new SDK release adds has no call here, and ``test_every_sdk_method_has_a_call`` names
 it. Each call asserts what the method answers on a served fake at "3.2" (the SDK's
 ``X-Honcho-Host`` included). The fake's toy deriver answers chat, so nothing here needs
-an LLM.
-
-Calls to routes another branch serves (workspace chat) are marked ``PENDING``:
-strict xfails expecting a 404 today, which fail as soon as the routes are served, so
-whoever merges them deletes the mark and sees the call pass.
+an LLM, and nothing answers 404 or 405.
 """
 
 from __future__ import annotations
@@ -32,7 +28,6 @@ from honcho import (  # noqa: E402
     Conclusion,
     ConclusionsView,
     Honcho,
-    NotFoundError,
     Peer,
     Scope,
     Session,
@@ -272,8 +267,10 @@ def _delete_workspace(w: World) -> None:
 
 @calls("Honcho", "chat")
 def _workspace_chat(w: World) -> None:
-    answer = w.call(w.honcho, "chat", "who lives in Oslo?")
-    assert "Oslo" in answer
+    assert "Oslo" in w.call(w.honcho, "chat", "who lives in Oslo?")
+    with_evidence = w.call(w.honcho, "chat", "who lives in Oslo?", include_evidence=True)
+    assert with_evidence.evidence is not None
+    assert "alice lives in Oslo" in [c.content for c in with_evidence.evidence.conclusions]
 
 
 @calls("Honcho", "chat_stream")
@@ -561,13 +558,6 @@ def _workspace_conclusions_get_many(w: World) -> None:
     assert len(w.call(w.honcho.conclusions, "get_many", [w.conclusion.id])) == 1
 
 
-#: Calls whose routes other branches serve: a 404 until they are merged.
-PENDING: dict[tuple[str, str], str] = {
-    ("Honcho", "chat"): "workspace chat: branch `rules31`",
-    ("Honcho", "chat_stream"): "workspace chat: branch `rules31`",
-}
-
-
 # -- the tests ---------------------------------------------------------------------------------
 
 
@@ -582,16 +572,10 @@ def test_every_call_is_an_sdk_method() -> None:
 
 
 def _cases() -> list[Any]:
-    cases = []
-    for mode, resource, method in sdk_methods():
-        marks = []
-        reason = PENDING.get((resource, method))
-        if reason is not None:
-            marks.append(pytest.mark.xfail(raises=NotFoundError, strict=True, reason=reason))
-        cases.append(
-            pytest.param((mode, resource, method), id=f"{mode}-{resource}.{method}", marks=marks)
-        )
-    return cases
+    return [
+        pytest.param((mode, resource, method), id=f"{mode}-{resource}.{method}")
+        for mode, resource, method in sdk_methods()
+    ]
 
 
 @pytest.mark.parametrize("case", _cases())

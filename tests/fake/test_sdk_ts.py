@@ -24,13 +24,6 @@ SDK_DIR = Path(__file__).resolve().parents[1] / "sdk_ts"
 PINNED = json.loads((SDK_DIR / "package.json").read_text())["dependencies"]["@honcho-ai/sdk"]
 NEWEST = list(VERSIONS)[-1]
 
-#: Methods whose routes other branches serve: a 404 until they are merged. A method
-#: here that answers fails the test, so whoever merges the routes removes it.
-PENDING = {
-    "Honcho.chat": "workspace chat: branch `rules31`",
-    "Honcho.chatStream": "workspace chat: branch `rules31`",
-}
-
 
 def _installed_version() -> str | None:
     manifest = SDK_DIR / "node_modules" / "@honcho-ai" / "sdk" / "package.json"
@@ -91,16 +84,9 @@ def test_every_method_answers(verdicts: dict[str, Any]) -> None:
     failed = {
         method: result["error"]
         for method, result in verdicts["results"].items()
-        if not result["ok"] and method not in PENDING
+        if not result["ok"]
     }
     assert not failed, f"methods that did not answer as asserted: {failed}"
-
-
-def test_pending_methods_are_404_until_their_branch_merges(verdicts: dict[str, Any]) -> None:
-    results = verdicts["results"]
-    answered = [method for method in PENDING if results[method]["ok"]]
-    assert not answered, f"now served: remove from PENDING and keep them asserted: {answered}"
-    assert {method: results[method]["status"] for method in PENDING} == dict.fromkeys(PENDING, 404)
 
 
 def test_the_sdk_names_itself_in_x_honcho_host(verdicts: dict[str, Any]) -> None:

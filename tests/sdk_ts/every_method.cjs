@@ -85,7 +85,11 @@ const CALLS = {
   },
   'Honcho.search': async (w) =>
     assert.deepEqual(contents(await w.honcho.search('Oslo')), ['I live in Oslo']),
-  'Honcho.chat': async (w) => assert.match(await w.honcho.chat('who lives in Oslo?'), /Oslo/),
+  'Honcho.chat': async (w) => {
+    assert.match(await w.honcho.chat('who lives in Oslo?'), /Oslo/);
+    const answer = await w.honcho.chat('who lives in Oslo?', { includeEvidence: true });
+    assert.ok(contents(answer.evidence.conclusions).includes('alice lives in Oslo'));
+  },
   'Honcho.chatStream': async (w) =>
     assert.match(await readAll(await w.honcho.chatStream('who lives in Oslo?')), /Oslo/),
   'Honcho.queueStatus': async (w) => {
