@@ -694,8 +694,9 @@ DIVERGENCES += (
             "include_evidence), so what a real server puts in it is unseen"
         ),
         fake=(
-            "with include_evidence true, `evidence` {conclusions: [{id, level, content, "
-            "created_at, session_id, source_ids}], messages: [{id, session_id, peer_id, "
+            "with include_evidence true, peer and workspace chat answer `evidence` "
+            "{conclusions: [{id, level, content, created_at, session_id, source_ids}], "
+            "messages: [{id, session_id, peer_id, "
             "created_at}], tool_calls: [], reasoning_trace_id: null}: the conclusions the toy "
             "dialectic quotes, or the message it quotes; streamed on the final done event; no "
             "`evidence` key when it is not asked for; no observer_id/observed_id in a "
