@@ -72,12 +72,24 @@ MESSAGE_KEYS = ("workspace_id", "session_id", "peer_id", "token_count", "created
 
 
 class Model:
-    """What a filter may name for one resource: its allowed keys and real columns."""
+    """What a filter may name for one resource: its allowed keys and real columns.
 
-    def __init__(self, name: str, allowed: tuple[str, ...], columns: tuple[str, ...]) -> None:
+    ``linked_sources``: ``source_ids`` is read as pull request 952's links between
+    conclusions (3.2), not as the JSONB column it is in 3.1.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        allowed: tuple[str, ...],
+        columns: tuple[str, ...],
+        *,
+        linked_sources: bool = False,
+    ) -> None:
         self.name = name
         self.allowed = allowed
         self.columns = frozenset(columns)
+        self.linked_sources = linked_sources
 
 
 WORKSPACE = Model("Workspace", GENERIC_KEYS, ("id", "created_at", "metadata"))
@@ -103,10 +115,17 @@ CONCLUSION_KEYS = (
     "times_derived",
 )
 CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS)
-# From 3.2 (pull request 952) `source_ids` is filterable too: membership in the list of
-# conclusions a conclusion was derived from (see `_source_ids`).
-ATTRIBUTED_CONCLUSION = Model(
+# 3.1's strict filters reach the raw `source_ids` column too, as JSONB (3.0.12: a 500).
+SOURCED_CONCLUSION = Model(
     "Document", (*CONCLUSION_KEYS, "source_ids"), (*CONCLUSION_KEYS, "source_ids")
+)
+# From 3.2 (pull request 952) `source_ids` is membership in the list of conclusions a
+# conclusion was derived from (see `_source_ids`).
+ATTRIBUTED_CONCLUSION = Model(
+    "Document",
+    (*CONCLUSION_KEYS, "source_ids"),
+    (*CONCLUSION_KEYS, "source_ids"),
+    linked_sources=True,
 )
 
 
@@ -277,7 +296,10 @@ def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | 
         raise filter_error(f"Column '{key}' does not exist on {model.name}")
     column, kind = _COLUMNS[key]
     if kind is list:
-        return _source_ids(key, value)
+        if model.linked_sources:
+            return _source_ids(key, value)
+        kind = dict  # the JSONB column itself, whose bare list is an `in` as on other columns
+        value = {"in": value} if isinstance(value, list) else value
     if _is_wildcard(value):
         return None
     if value is None:

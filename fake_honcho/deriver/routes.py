@@ -44,6 +44,7 @@ from fake_honcho.errors import HonchoError, not_found
 from fake_honcho.filters import (
     ATTRIBUTED_CONCLUSION,
     CONCLUSION,
+    SOURCED_CONCLUSION,
     Model,
     compile_filter,
     dialect_for,
@@ -422,9 +423,12 @@ def _shown(request: Request) -> Callable[[Row], Row]:
 
 
 def _filterable(request: Request) -> Model:
-    """What a conclusion filter may name in this version (``source_ids`` from 3.2 on)."""
-    speaks = fake_of(request).version.speaks(Feature.CONCLUSION_ATTRIBUTION)
-    return ATTRIBUTED_CONCLUSION if speaks else CONCLUSION
+    """What a conclusion filter may name in this version: ``source_ids`` as a JSONB column
+    with 3.1's strict filters, as links between conclusions from 3.2 on."""
+    version = fake_of(request).version
+    if version.speaks(Feature.CONCLUSION_ATTRIBUTION):
+        return ATTRIBUTED_CONCLUSION
+    return SOURCED_CONCLUSION if version.speaks(Feature.STRICT_FILTERS) else CONCLUSION
 
 
 def _take_peer(filters: dict[str, Any], role: str) -> Any:

@@ -3,8 +3,8 @@
 A real server without an LLM key cannot create conclusions (each needs an embedding),
 so these exchanges cover what it answers without one: the conclusion GET route and its
 404s, and the conclusion filters on ``source_ids``, ``times_derived``, ``level`` and
-``id``, their 422s included. Chat evidence has no server source here (see the
-divergence register): nothing to record.
+``id``, their 422s included (``source_ids`` at 3.1 too, where it is a JSONB column).
+Chat evidence has no server source here (see the divergence register): nothing to record.
 """
 
 from __future__ import annotations
@@ -68,4 +68,19 @@ CONCLUSION_FILTERS = Script(
     needs=Feature.CONCLUSION_ATTRIBUTION,
 )
 
-SCRIPTS_V32: tuple[Script, ...] = (CONCLUSION_GET, CONCLUSION_FILTERS)
+SOURCE_IDS_ACROSS_VERSIONS = Script(
+    "source_ids_filters",
+    [
+        Step("POST", "/v3/workspaces", json={"id": "{ws}"}),
+        _listed({"source_ids": {"contains": [MISSING]}}, "a list under contains"),
+        _listed({"source_ids": {"contains": MISSING}}, "an id under contains (SDK 2.7)"),
+        _listed({"source_ids": [MISSING]}, "a bare list"),
+        _listed({"source_ids": {"x": 1}}, "an object"),
+        _listed({"source_ids": None}, "null"),
+        _listed({"source_ids": {"ne": None}}, "not null"),
+    ],
+    "The same source_ids filters where 3.1 reads the JSONB column and 3.2 the links.",
+    needs=Feature.STRICT_FILTERS,
+)
+
+SCRIPTS_V32: tuple[Script, ...] = (CONCLUSION_GET, CONCLUSION_FILTERS, SOURCE_IDS_ACROSS_VERSIONS)

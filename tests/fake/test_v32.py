@@ -191,3 +191,18 @@ def test_chat_evidence_names_the_message_it_quotes(client: httpx.Client) -> None
     [message] = answer["evidence"]["messages"]
     assert set(message) == {"id", "session_id", "peer_id", "created_at"}
     assert (message["session_id"], message["peer_id"]) == ("s1", "bob")
+
+
+def test_source_ids_is_a_jsonb_column_at_3_1() -> None:
+    """Before 3.2 the column is JSONB: containment of a list or object, nothing else."""
+    with _fake("3.1") as fake, httpx.Client(transport=fake.transport(), base_url="http://f") as c:
+        _say(c, "I love green tea")
+        [tea] = [row["id"] for row in fake.deriver.conclusions.in_workspace("w")]
+        _derive(fake, "alice likes hot drinks", [tea])
+        assert _listed(c, {"source_ids": {"contains": [tea]}}) == ["alice likes hot drinks"]
+        assert _listed(c, {"source_ids": None}) == ["alice loves green tea"]
+        refused = c.post(f"{W}/conclusions/list", json={"filters": {"source_ids": tea}})
+        assert refused.json() == {
+            "detail": "Invalid filter for column 'source_ids': a JSONB column takes an "
+            "object, optionally under 'contains'"
+        }
