@@ -3,7 +3,8 @@
 Refusals in the real server's order: the body (``WorkspaceChatOptions``), ``scope``
 (beside ``session_id``, a narrow key, a missing scope, more than 1000 sessions), the
 ``response_format`` root, then a missing workspace or session (404). The answer is the
-toy deriver's (``fake_honcho.deriver.workspace_chat``), plain or streamed as peer chat;
+toy deriver's (``fake_honcho.deriver.workspace_chat``), plain or streamed as peer chat,
+with its evidence when asked (3.2);
 a scope confines it to its member sessions (peers who spoke there, explicit
 conclusions stated there; fail-closed when it has none).
 """
@@ -11,12 +12,13 @@ conclusions stated there; fail-closed when it has none).
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.deriver import chat, workspace_chat
+from fake_honcho.deriver.routes import chat_response
 from fake_honcho.deriver.scoped import check_scope_option, session_union
-from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
+from fake_honcho.endpoint import fake_of, read_body, strip_nul
 from fake_honcho.errors import HonchoError
 from fake_honcho.resources import get_active_session, get_workspace
 from fake_honcho.versions import Feature, versioned
@@ -54,11 +56,7 @@ async def workspace_chat_route(request: Request) -> Response:
     text, used = workspace_chat.answer(
         strip_nul(body["query"]), recall, body.get("reasoning_level", "low")
     )
-    if response_format:
-        text = chat.structured(text, used, response_format)
-    if body.get("stream"):
-        return StreamingResponse(chat.sse_events(text), media_type="text/event-stream")
-    return respond(request, {"content": text}, schema="DialecticResponse")
+    return chat_response(request, body, chat.Reply(text, used))
 
 
 routes = [

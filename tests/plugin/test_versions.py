@@ -38,7 +38,7 @@ def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def served_3_0_12() -> Iterator[tuple[FakeHoncho, str]]:
     """A fake speaking 3.0.12 over HTTP, standing in for a real 3.0.12."""
-    with FakeHoncho(version="3.0.12") as fake, fake.serve() as url:
+    with FakeHoncho(version="3.0.12", ignored_fields="allow") as fake, fake.serve() as url:
         yield fake, url
 
 
