@@ -8,7 +8,8 @@ by their SHA-256 digest only, so neither the store nor the ``--state-file`` hold
 a usable key, and they survive a restart like any other acknowledged write. Their
 scope and expiry are recorded but not enforced: every valid key reaches every
 route. Routing happens before auth on a real server, so an unknown path still
-answers 404 and a wrong method 405; ``/health`` is always open.
+answers 404 and a wrong method 405; ``/health``, ``/metrics`` and the API description
+(``/openapi.json``, ``/docs``, ``/redoc``) are always open.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from fake_honcho.state import Store
 __all__ = ["ISSUED_KEYS", "AuthMiddleware", "Keyring", "Role"]
 
 ISSUED_KEYS = "api_keys"
-OPEN_PATHS = frozenset({"/health", "/metrics"})
+# Open on a real server too: health, metrics and FastAPI's API description pages.
+OPEN_PATHS = frozenset({"/health", "/metrics", "/openapi.json", "/docs", "/redoc"})
 KEYS_PATH = "/v3/keys"
 NO_TOKEN = "No access token provided"
 INVALID_TOKEN = "Invalid JWT"

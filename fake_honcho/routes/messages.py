@@ -267,7 +267,8 @@ async def update(request: Request) -> Response:
 
 routes = [
     Route(S + "/messages", create, methods=["POST"]),
-    Route(S + "/messages/", create, methods=["POST"]),
+    # The pre-2.6.0 spelling Honcho still answers, left out of its document.
+    Route(S + "/messages/", create, methods=["POST"], include_in_schema=False),
     Route(S + "/messages/upload", upload, methods=["POST"]),
     Route(S + "/messages/list", list_messages, methods=["POST"]),
     Route(S + "/messages/{message_id}", get, methods=["GET"]),
