@@ -17,10 +17,12 @@ import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from fake_honcho.errors import HonchoError
+from fake_honcho.filter_numbers import SQL_TESTS, Key, bind_metadata_operand
+from fake_honcho.filter_numbers import key as number_key
 from fake_honcho.state import Row
 
 Predicate = Callable[[Row], bool]
@@ -242,7 +244,7 @@ def _membership(key: str, kind: type, members: list[Any]) -> Predicate:
     if kind is datetime:
         return lambda row: (v := _row_datetime(row.get(key))) is not None and v in members
     if kind is int:
-        return lambda row: (v := row.get(key)) is not None and Decimal(v) in members
+        return lambda row: (v := row.get(key)) is not None and number_key(Decimal(v)) in members
     allowed = set(members)
     return lambda row: row.get(key) in allowed
 
@@ -255,7 +257,7 @@ def _compare(key: str, kind: type, operator: str, operand: Any) -> Predicate:
         if kind is datetime:
             return _row_datetime(value)
         if kind is int:
-            return Decimal(value)
+            return number_key(Decimal(value))
         return value
 
     return _operator(read, operator, operand)
@@ -323,14 +325,14 @@ def _coerce(column: str, kind: type, value: Any, operator: str = "") -> Any:
     return value
 
 
-def _numeric(value: Any) -> Decimal:
-    if isinstance(value, bool):
-        return Decimal(int(value))
-    if isinstance(value, int | float):
-        return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+def _numeric(value: Any) -> Key:
+    """A number compared with an integer column: ``float(value)``, as the server binds it
+    (an int is kept exact: the server cannot bind one beyond a double's range at all)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number_key(Decimal(value))
     try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
+        return number_key(float(value))
+    except (TypeError, ValueError):
         raise filter_error(
             f"Invalid numeric value: {value}. Expected a number, got {_type_name(value)}"
         ) from None
@@ -397,37 +399,24 @@ def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> P
 def _metadata_numeric(
     text_of: Callable[[Row], str | None], operator: str, operand: Any
 ) -> Predicate:
-    """``metadata->>field`` compared numerically, as text, or as ``true``/``false``."""
-    if isinstance(operand, bool):
-        return _operator(text_of, operator, str(operand).lower())
-    number: Decimal | None = None
-    if isinstance(operand, int | float):
-        number = _numeric(operand)
-    elif isinstance(operand, str):
-        try:
-            number = Decimal(operand.strip())
-        except InvalidOperation:
-            number = None
-        if number is not None and not number.is_finite():
-            number = None
-    else:
+    """``metadata->>field`` against an operand bound as the server binds it
+    (``fake_honcho.filter_numbers``): as numeric, double precision or text. SQL's NULL
+    (no value, or text the server cannot read as a number) matches no operator."""
+    bound = bind_metadata_operand(operand)
+    if bound is None:
+        kind = type(operand).__name__
+        cause = f"Invalid value for numeric operator: {operand}. Expected a number, got {kind}"
         raise filter_error(
-            f"Invalid value for numeric operator: {operand}. Expected a number, got "
-            f"{_type_name(operand)}"
+            f"Failed to build numeric comparison condition for operator '{operator}' with "
+            f"value '{operand}': Failed to process numeric cast for value '{operand}': {cause}"
         )
-    if number is None:
-        return _operator(text_of, operator, operand)
+    test = SQL_TESTS[operator]
 
-    def as_number(row: Row) -> Decimal | None:
-        text = text_of(row)
-        if text is None or text == "":
-            return None
-        try:
-            return Decimal(text)
-        except InvalidOperation:
-            return None
+    def predicate(row: Row) -> bool:
+        value = bound.read(text_of(row))
+        return value is not None and test(value, bound.value)
 
-    return _operator(as_number, operator, number)
+    return predicate
 
 
 def _astext(value: Any) -> str | None:
