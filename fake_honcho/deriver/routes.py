@@ -7,7 +7,7 @@ or LLM, from what the toy deriver stored.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -24,6 +24,7 @@ from fake_honcho.deriver.representation import (
     render_plain,
     select,
 )
+from fake_honcho.deriver.response_format import check_response_format
 from fake_honcho.endpoint import (
     fake_of,
     no_content,
@@ -43,6 +44,9 @@ from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import ensure_peers, get_active_session, get_peer
 from fake_honcho.state import Row
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
@@ -290,13 +294,23 @@ async def session_summaries(request: Request) -> Response:
 
 
 async def peer_chat(request: Request) -> Response:
+    """Checked as the server checks before its LLM call: filters, then ``response_format``
+    (422s); the peer is created; then a missing target or session is a 404, which in a
+    stream comes after the 200 has started, so the stream is empty."""
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     body = await read_body(request, "DialecticOptions")
     sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    if body.get("response_format") is not None:
+        check_response_format(body["response_format"])
     target = body.get("target") or peer_id
     with fake.store.lock:
         ensure_peers(fake, workspace_id, [peer_id])
+        missing = _chat_preflight(fake, workspace_id, target, body.get("session_id"))
+        if missing is not None:
+            if body.get("stream"):
+                return StreamingResponse(iter(()), media_type="text/event-stream")
+            raise missing
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
         index = message_index(fake.store)
         said = [
@@ -309,11 +323,24 @@ async def peer_chat(request: Request) -> Response:
     text, used = chat.answer(
         strip_nul(body["query"]), target, rows, said, body.get("reasoning_level", "low")
     )
-    if body.get("response_format"):
+    if body.get("response_format") is not None:
         text = chat.structured(text, used, body["response_format"])
     if body.get("stream"):
         return StreamingResponse(chat.sse_events(text), media_type="text/event-stream")
     return respond(request, {"content": text}, schema="DialecticResponse")
+
+
+def _chat_preflight(
+    fake: FakeHoncho, workspace_id: str, target: str, session_id: str | None
+) -> HonchoError | None:
+    """The 404 the server's chat gives for a target peer or a session that is not there."""
+    if fake.store.get("peers", (workspace_id, target)) is None:
+        return HonchoError(404, f"Peer {target} not found in workspace {workspace_id}")
+    if session_id:
+        session = fake.store.get("sessions", (workspace_id, session_id))
+        if session is None or not session["is_active"]:
+            return HonchoError(404, f"Session {session_id} not found in workspace {workspace_id}")
+    return None
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -339,29 +366,46 @@ def _conclusion_filters(filters: Any) -> Any:
 
 
 def _allowlist(session_id: str | None, filters: Any) -> list[str] | None:
-    """The sessions a representation or chat may draw on (None: all of them)."""
-    if not filters:
-        return [session_id] if session_id else None
-    unsupported = sorted(key for key in filters if key != "session_id")
+    """The sessions a representation or chat may draw on (None: all of them).
+
+    ``filters`` is checked as the server checks it, with its texts: only ``session_id``,
+    valued as an id, a list of ids or ``{"in": [...]}``, at most 1,000 non-empty ids,
+    including the top-level ``session_id`` when one is given.
+    """
+    allowed = None if filters is None else _checked_allowlist(filters, session_id)
+    return [session_id] if session_id else allowed
+
+
+def _checked_allowlist(filters: dict[str, Any], session_id: str | None) -> list[str]:
+    unsupported = sorted(set(filters) - {"session_id"})
     if unsupported:
         raise HonchoError(
-            422, f"Unsupported filter keys: {unsupported}. Only 'session_id' is supported here."
+            422,
+            f"Unsupported filter key(s) for this endpoint: {unsupported}. "
+            "Only 'session_id' is supported.",
         )
-    value = filters.get("session_id")
-    if isinstance(value, dict) and set(value) == {"in"}:
+    if "session_id" not in filters:
+        raise HonchoError(422, "filters must contain 'session_id'")
+    value = filters["session_id"]
+    if isinstance(value, dict) and set(value) == {"in"} and isinstance(value["in"], list):
         value = value["in"]
     if isinstance(value, str):
-        allowed = [value]
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        allowed = list(value)
-    else:
+        value = [value]
+    if not isinstance(value, list):
         raise HonchoError(
-            422, "filters.session_id must be a session id, a list of ids, or {'in': [...]}"
+            422,
+            'filters.session_id must be a session id, a list of session ids, or {"in": [...]}',
         )
-    if len(allowed) > MAX_ALLOWLIST_SESSIONS:
-        raise HonchoError(422, f"At most {MAX_ALLOWLIST_SESSIONS} sessions may be listed")
-    if session_id and session_id not in allowed:
-        raise HonchoError(422, "session_id must be included in the filters session_id allowlist")
+    if len(value) > MAX_ALLOWLIST_SESSIONS:
+        raise HonchoError(
+            422,
+            f"filters.session_id supports at most {MAX_ALLOWLIST_SESSIONS} sessions per request",
+        )
+    if not all(isinstance(entry, str) and entry for entry in value):
+        raise HonchoError(422, "filters.session_id entries must be non-empty strings")
+    allowed = list(dict.fromkeys(value))
+    if session_id is not None and session_id not in allowed:
+        raise HonchoError(422, "session_id must be included in filters.session_id")
     return allowed
 
 
