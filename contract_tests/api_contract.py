@@ -22,8 +22,8 @@ import pytest
 from contract_tests.guard import ContractSuite
 from contract_tests.reference import ReferenceSnapshot
 from contract_tests.settle import Settler
-from contract_tests.snapshot import NANOID
 from contract_tests.target import HonchoTarget
+from fake_honcho.drift.normalise import NANOID
 
 __all__ = ["HonchoAPIContract"]
 

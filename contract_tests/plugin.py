@@ -76,6 +76,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: an in-process fake per test).",
     )
     group.addoption(
+        "--honcho-version",
+        default=None,
+        metavar="VERSION",
+        help="The Honcho server version the in-process fake speaks (3.0.12, 3.1, 3.2; "
+        "default: the newest verified one). Ignored with --honcho-url, whose version is "
+        "probed.",
+    )
+    group.addoption(
         "--honcho-api-key",
         default=None,
         metavar="KEY",
@@ -112,6 +120,14 @@ def pytest_configure(config: pytest.Config) -> None:
             "--honcho-url is empty; give the server URL (tox -e real reads it from "
             "$HONCHO_URL), or omit the option to use the in-process fake"
         )
+    version = config.getoption("honcho_version")
+    if version is not None:
+        from fake_honcho.versions import resolve_version
+
+        try:
+            resolve_version(version)
+        except ValueError as error:
+            raise pytest.UsageError(f"--honcho-version: {error}") from None
     if config.getoption("honcho_update_reference") and url is None:
         raise pytest.UsageError(
             "--honcho-update-reference records the kit's reference snapshots from a real "
@@ -140,7 +156,13 @@ def _api_key(config: pytest.Config) -> str | None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     url = _real_url(config)
-    target = f"real server at {url}" if url else "in-process fake"
+    version = config.getoption("honcho_version")
+    if url:
+        target = f"real server at {url}"
+    else:
+        from fake_honcho.versions import resolve_version
+
+        target = f"in-process fake speaking Honcho {resolve_version(version)}"
     auth = " (api key set)" if url and _api_key(config) else ""
     return f"honcho contract target: {target}{auth}"
 
@@ -199,12 +221,15 @@ def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
 
 
 @pytest.fixture
-def honcho_target(_honcho_real_target: HonchoTarget | None) -> Iterator[HonchoTarget]:
+def honcho_target(
+    request: pytest.FixtureRequest, _honcho_real_target: HonchoTarget | None
+) -> Iterator[HonchoTarget]:
     """The server this test talks to.
 
     Without ``--honcho-url``: a fresh in-process ``FakeHoncho`` (strict response
-    validation on), reachable through ``honcho_target.client()``; ``.fake`` gives
-    its controls. With ``--honcho-url``: that server; ``.fake`` is ``None``.
+    validation on) speaking ``--honcho-version``, reachable through
+    ``honcho_target.client()``; ``.fake`` gives its controls. With ``--honcho-url``:
+    that server; ``.fake`` is ``None``.
     """
     if _honcho_real_target is not None:
         yield _honcho_real_target
@@ -212,7 +237,8 @@ def honcho_target(_honcho_real_target: HonchoTarget | None) -> Iterator[HonchoTa
     from contract_tests.target import HonchoTarget
     from fake_honcho import FakeHoncho
 
-    with FakeHoncho(strict=True) as fake:
+    version = request.config.getoption("honcho_version")
+    with FakeHoncho(version=version, strict=True) as fake:
         yield HonchoTarget("http://honcho.fake", fake=fake)
 
 

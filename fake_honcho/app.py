@@ -15,6 +15,8 @@ How to add a route
    strict fakes check the response against ``schemas/Name.json``.
 5. Append ``Route(path, handler, methods=[...])`` to the module's ``routes`` list.
    Every non-underscore module in ``fake_honcho/routes/`` is picked up automatically.
+   A route that exists only from some Honcho version on is appended as
+   ``versioned(Feature.X, Route(...))`` (``fake_honcho.versions``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from starlette.types import ASGIApp
 from fake_honcho import routes as routes_package
 from fake_honcho.errors import exception_handlers
 from fake_honcho.routing import DispatchRouter, RoutedShortcut
+from fake_honcho.versions import HonchoVersion, feature_of, resolve_version
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -40,8 +43,11 @@ if TYPE_CHECKING:
 DERIVER_ROUTES = "fake_honcho.deriver.routes"
 
 
-def collect_routes() -> list[BaseRoute]:
-    """``routes`` of every module in ``fake_honcho/routes/``, then the deriver's, if any."""
+def collect_routes(version: HonchoVersion | str | None = None) -> list[BaseRoute]:
+    """``routes`` of every module in ``fake_honcho/routes/``, then the deriver's, if any,
+    less those marked :func:`~fake_honcho.versions.versioned` with a feature ``version``
+    (default: :data:`~fake_honcho.versions.DEFAULT_VERSION`) does not speak."""
+    speaks = resolve_version(version).speaks
     modules = [
         f"{routes_package.__name__}.{info.name}"
         for info in sorted(pkgutil.iter_modules(routes_package.__path__), key=lambda i: i.name)
@@ -52,7 +58,7 @@ def collect_routes() -> list[BaseRoute]:
     collected: list[BaseRoute] = []
     for name in modules:
         collected.extend(getattr(importlib.import_module(name), "routes", []))
-    return collected
+    return [route for route in collected if (needs := feature_of(route)) is None or speaks(needs)]
 
 
 class HonchoApp(Starlette):
@@ -66,7 +72,7 @@ class HonchoApp(Starlette):
 
     def __init__(self, fake: FakeHoncho) -> None:
         super().__init__(exception_handlers=dict(exception_handlers))
-        self.router = DispatchRouter(collect_routes())
+        self.router = DispatchRouter(collect_routes(fake.version))
         self.fake = fake
         self.state.fake = fake
 
@@ -93,7 +99,7 @@ class HonchoApp(Starlette):
 
 
 def build_app(fake: FakeHoncho) -> HonchoApp:
-    """A Starlette app serving Honcho v3's routes over ``fake``'s state.
+    """A Starlette app serving the routes of ``fake.version`` over ``fake``'s state.
 
     Its router finds routes by a table lookup (``fake_honcho.routing``) instead of
     trying each route's regex in turn; everything else is Starlette's.

@@ -30,6 +30,12 @@ from fake_honcho.fake import FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.persistence import StateFileError
 from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
+from fake_honcho.versions import (
+    DEFAULT_VERSION,
+    VERSIONS,
+    resolve_version,
+    version_argument,
+)
 
 __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 
@@ -61,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"require 'Authorization: Bearer <key>' on every route but /health "
         f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
     )
+    add_version_option(parser)
     parser.add_argument("--log-level", choices=tuple(LOG_LEVELS), default="info")
     parser.add_argument(
         "--deriver",
@@ -96,6 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_version_option(parser: argparse.ArgumentParser) -> None:
+    """``--honcho-version``: which Honcho server version the fake speaks."""
+    parser.add_argument(
+        "--honcho-version",
+        type=version_argument,
+        default=resolve_version(DEFAULT_VERSION),
+        metavar="VERSION",
+        help=f"the Honcho server version to speak: {', '.join(VERSIONS)} (%(default)s)",
+    )
+
+
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -129,6 +147,7 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
     """The fake the parsed options describe (raises StateFileError for a bad state file)."""
     api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
     fake = FakeHoncho(
+        version=args.honcho_version,
         api_key=api_key,
         deriver=args.deriver,
         seed=args.seed,
@@ -189,16 +208,9 @@ def serve(argv: Sequence[str]) -> int:
 
 
 def compare(argv: Sequence[str]) -> int:
-    """``fake-honcho compare --against URL``: the drift report (``contract_tests.drift.cli``)."""
-    try:
-        from contract_tests.drift.cli import main as run
-    except ImportError as error:  # the report normalises with the contract kit's snapshot rules
-        print(
-            f"fake-honcho compare: error: needs the contract extra "
-            f"(pip install 'honcho-contract-kit[contract]'): {error}",
-            file=sys.stderr,
-        )
-        return 2
+    """``fake-honcho compare --against URL``: the drift report (``fake_honcho.drift.cli``)."""
+    from fake_honcho.drift.cli import main as run
+
     return run(argv)
 
 

@@ -21,7 +21,6 @@ from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.request_models import RawBody, request_error, scalar
 from fake_honcho.sanitize import strip_nul as strip_nul  # for handlers
-from fake_honcho.schemas import default_schemas
 from fake_honcho.wire import JSONBody, plain
 from fake_honcho.wire import public as public
 
@@ -89,7 +88,7 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
         return None
     if fake_of(request).validate:
         raw = RawBody.of(await body_bytes(request))
-        return default_schemas().check_request(schema, body, raw=raw)
+        return fake_of(request).schemas.check_request(schema, body, raw=raw)
     return body
 
 
@@ -172,8 +171,10 @@ def respond(
 
     ``payload`` may hold stored rows as :class:`fake_honcho.wire.PublicRows`.
     """
-    if schema is not None and fake_of(request).strict:
-        default_schemas().check_response(schema, plain(payload), many=many)
+    if schema is not None:
+        fake = fake_of(request)
+        if fake.strict:
+            fake.schemas.check_response(schema, plain(payload), many=many)
     return JSONBody(payload, status_code=status)
 
 

@@ -36,6 +36,7 @@ from fake_honcho.persistence import StateFile
 from fake_honcho.server import serve_in_thread
 from fake_honcho.state import Store
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
+from fake_honcho.versions import HonchoVersion, resolve_version
 
 __all__ = ["FakeHoncho"]
 
@@ -43,6 +44,9 @@ __all__ = ["FakeHoncho"]
 class FakeHoncho:
     """A faithful in-process Honcho v3 server.
 
+    ``version`` picks the Honcho server version it speaks (``"3.0.12"``, ``"3.1"``,
+    ``"3.2"``; default :data:`fake_honcho.versions.DEFAULT_VERSION`): its routes, its
+    request and response fields and its behaviours (see ``fake_honcho.versions``).
     ``api_key`` turns auth on (``Authorization: Bearer <key>`` on every route but
     ``/health``); ``deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
     ``"gated"`` (as a real server: see ``fake_honcho.deriver``); ``deriver_gate`` holds
@@ -58,6 +62,7 @@ class FakeHoncho:
     def __init__(
         self,
         *,
+        version: str | HonchoVersion | None = None,
         api_key: str | None = None,
         deriver: DeriverMode = "immediate",
         deriver_gate: BatchGate | None = None,
@@ -69,7 +74,10 @@ class FakeHoncho:
         journal_limit: int | None = None,
     ) -> None:
         from fake_honcho.app import build_app
+        from fake_honcho.schemas import schemas_for
 
+        self.version = resolve_version(version)
+        self.schemas = schemas_for(self.version.schema_layers)
         self.api_key = api_key
         self.strict = strict
         self.validate = validate
@@ -167,5 +175,6 @@ class FakeHoncho:
     def __repr__(self) -> str:
         auth = "on" if self.keyring is not None else "off"
         return (
-            f"<FakeHoncho auth={auth} deriver={self.deriver.mode!r} requests={len(self.requests)}>"
+            f"<FakeHoncho version={self.version.name} auth={auth} "
+            f"deriver={self.deriver.mode!r} requests={len(self.requests)}>"
         )

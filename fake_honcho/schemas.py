@@ -3,7 +3,9 @@
 ``schemas/*.json`` (shipped in the wheel as ``fake_honcho/_schemas``) are Draft 2020-12
 files, one per OpenAPI component, each with ``$id`` ``<BASE_URI><Name>.json`` and
 relative ``$ref`` s between them. They are registered in one ``referencing.Registry``
-and each validator is built once and cached.
+and each validator is built once and cached. A Honcho version reads ``schemas/*.json``
+(3.0.12) overlaid, in order, by the layers it names (``schemas/3.1/*.json`` replaces or
+adds components from 3.1 on): :func:`schemas_for` builds one set per version.
 
 Request bodies are validated with :meth:`SchemaSet.check_request`: pydantic-core
 validators compiled from the same files (``fake_honcho.request_models``) accept,
@@ -17,6 +19,7 @@ handlers get the coerced values. Responses are checked with
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -49,19 +52,25 @@ def schema_directory() -> Path:
 
 
 class SchemaSet:
-    """Every schema in one directory, with cached compiled validators."""
+    """Every schema in one directory and its ``layers`` (subdirectories applied in order,
+    a later file replacing an earlier one of the same name), with cached validators."""
 
-    def __init__(self, directory: Path | None = None) -> None:
+    def __init__(self, directory: Path | None = None, layers: Sequence[str] = ()) -> None:
         self.directory = directory or schema_directory()
         self.documents: dict[str, dict[str, Any]] = {}
-        resources: list[tuple[str, Resource[Any]]] = []
-        for path in sorted(self.directory.glob("*.json")):
-            document = json.loads(path.read_text(encoding="utf-8"))
-            uri = BASE_URI + path.name
-            if document.get("$id") != uri:
-                raise ValueError(f"{path} must declare $id {uri!r}")
-            self.documents[path.stem] = document
-            resources.append((uri, Resource.from_contents(document, DRAFT202012)))
+        for folder in (self.directory, *(self.directory / layer for layer in layers)):
+            if not folder.is_dir():
+                raise ValueError(f"no schema layer {folder}")
+            for path in sorted(folder.glob("*.json")):
+                document = json.loads(path.read_text(encoding="utf-8"))
+                uri = BASE_URI + path.name
+                if document.get("$id") != uri:
+                    raise ValueError(f"{path} must declare $id {uri!r}")
+                self.documents[path.stem] = document
+        resources = [
+            (BASE_URI + name + ".json", Resource.from_contents(document, DRAFT202012))
+            for name, document in self.documents.items()
+        ]
         self.registry: Registry[Any] = Registry().with_resources(resources).crawl()
         self._validators: dict[tuple[str, bool], Draft202012Validator] = {}
         self._compiler = Compiler(self._resolve)
@@ -156,6 +165,12 @@ class SchemaSet:
 
 
 @cache
+def schemas_for(layers: tuple[str, ...]) -> SchemaSet:
+    """The shipped schemas with ``layers`` applied (a version's ``schema_layers``), loaded
+    once per process."""
+    return SchemaSet(layers=layers)
+
+
 def default_schemas() -> SchemaSet:
-    """The schemas shipped with the package, loaded once per process."""
-    return SchemaSet()
+    """The shipped schemas as 3.0.12 reads them, loaded once per process."""
+    return schemas_for(())

@@ -1,8 +1,9 @@
-"""The coercion matrix recorded from a real Honcho 3.0.12 (``coercion/``), replayed
-against the fake: lax values accepted and converted, refusals with pydantic's items.
+"""The coercion matrix recorded from real servers (``coercion/<version>/``), replayed
+against the fake speaking that version: lax values accepted and converted, refusals with
+pydantic's items.
 
-Re-record with ``fake-honcho compare --against URL --record tests/fidelity/coercion
---script coercion_workspaces ...`` (one ``--script`` per script to re-record).
+Re-record with ``fake-honcho compare --against URL --honcho-version V --record
+tests/fidelity/coercion/V --script coercion_workspaces ...`` (one ``--script`` per script).
 """
 
 from __future__ import annotations
@@ -11,26 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.drift.coercion import COERCION_SCRIPTS
-from contract_tests.drift.recording import differences, load_recordings, run_on_fake
+from fake_honcho.drift.coercion import COERCION_SCRIPTS
+from fake_honcho.drift.recording import differences, run_on_fake
+from fake_honcho.versions import VERSIONS
+from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
 
-RECORDINGS = {r.script.name: r for r in load_recordings(Path(__file__).with_name("coercion"))}
+RECORDINGS = by_name(Path(__file__).with_name("coercion"))
 
 
-@pytest.mark.parametrize("name", sorted(RECORDINGS))
-def test_the_fake_coerces_as_the_real_server_did(name: str) -> None:
-    recording = RECORDINGS[name]
-    found = differences(recording.script, recording.results, run_on_fake(recording.script))
+@pytest.mark.parametrize(("version", "name"), recorded_cases(RECORDINGS))
+def test_the_fake_coerces_as_the_real_server_did(version: str, name: str) -> None:
+    recording = RECORDINGS[version][name]
+    found = differences(recording.script, recording.results, run_on_fake(recording.script, version))
     assert not found, (
         f"{len(found)} of {len(recording.results)} differ from {recording.server}\n"
         + "\n".join(difference.render() for difference in found)
     )
 
 
-def test_every_script_is_recorded_as_it_is_written() -> None:
-    assert {script.name for script in COERCION_SCRIPTS} == set(RECORDINGS)
-    for script in COERCION_SCRIPTS:
-        recorded = RECORDINGS[script.name].script.steps
-        assert [s.as_json() for s in recorded] == [s.as_json() for s in script.steps], (
-            f"{script.name} changed since it was recorded; re-record"
-        )
+@pytest.mark.parametrize("version", sorted(RECORDINGS))
+def test_every_script_is_recorded_as_it_is_written(version: str) -> None:
+    assert_recorded_as_written(RECORDINGS[version], COERCION_SCRIPTS, VERSIONS[version])

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.drift.cli import _without_credentials
-from contract_tests.drift.cli import main as compare
 from fake_honcho import FakeHoncho
 from fake_honcho.cli import main as fake_honcho_main
+from fake_honcho.drift.cli import _without_credentials
+from fake_honcho.drift.cli import main as compare
+from fake_honcho.versions import DEFAULT_VERSION
 from tests.conftest import ServedFake
 
 
@@ -30,7 +31,9 @@ def open_fake() -> Iterator[str]:
 def test_a_faithful_server_shows_no_drift(open_fake: str) -> None:
     status, report = _run("--against", open_fake, "--script", "service", "--script", "clone")
     assert status == 0, report
-    assert report.splitlines()[-1] == f"15 exchanges against {open_fake}: 0 differ, 0 declared"
+    assert report.splitlines()[-1] == (
+        f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}): 0 differ, 0 declared"
+    )
 
 
 def test_each_differing_exchange_is_printed_and_fails_the_run(served_fake: ServedFake) -> None:

@@ -3,7 +3,7 @@
 A hypothesis state machine sends the same generated sequence of operations to a fresh
 in-process fake and to the server given by ``--honcho-url`` (one new workspace per
 example, deleted afterwards) and compares every answer, normalised as the recorded
-exchanges are (``contract_tests.drift``). It runs only with ``--honcho-url``.
+exchanges are (``fake_honcho.drift``). It runs only with ``--honcho-url``.
 
 The generator keeps to what both servers must answer alike, and steers clear of the
 register's entries (``fake_honcho.divergences``) instead of failing on them forever:
@@ -38,10 +38,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from contract_tests.drift.exchange import Session, Step
 from contract_tests.namespace import delete_workspaces
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
+from fake_honcho.drift.exchange import Session, Step
 
 EXAMPLES = int(os.environ.get("HONCHO_DIFFERENTIAL_EXAMPLES", "60"))
 STEPS = 40

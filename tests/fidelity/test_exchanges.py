@@ -1,7 +1,9 @@
-"""The recorded exchanges (tests/fidelity/exchanges, from a real Honcho 3.0.12) replayed
-against the fake: one test per script, failing with each exchange that answers differently.
+"""The recorded exchanges (tests/fidelity/exchanges/<version>/, each from a real server of
+that version) replayed against the fake speaking that version: one test per version and
+script, failing with each exchange that answers differently.
 
-Re-record with ``fake-honcho compare --against URL --record tests/fidelity/exchanges``.
+Re-record with ``fake-honcho compare --against URL --honcho-version V --record
+tests/fidelity/exchanges/V`` (``--script`` for each script of ``SCRIPTS``).
 """
 
 from __future__ import annotations
@@ -12,21 +14,23 @@ from pathlib import Path
 import pytest
 from starlette.routing import Route
 
-from contract_tests.drift.recording import Recording, differences, load_recordings, run_on_fake
-from contract_tests.drift.scripts import SCRIPTS
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import divergence
+from fake_honcho.drift.recording import differences, run_on_fake
+from fake_honcho.drift.scripts import SCRIPTS
+from fake_honcho.versions import VERSIONS
+from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
 
 EXCHANGES = Path(__file__).parent / "exchanges"
-RECORDINGS = {recording.script.name: recording for recording in load_recordings(EXCHANGES)}
+RECORDINGS = by_name(EXCHANGES)
 
 
-@pytest.mark.parametrize("name", sorted(RECORDINGS))
-def test_fake_answers_as_the_real_server_did(name: str) -> None:
+@pytest.mark.parametrize(("version", "name"), recorded_cases(RECORDINGS))
+def test_fake_answers_as_the_real_server_did(version: str, name: str) -> None:
     """Every exchange equal, except those a register entry declares; and those must still
     differ (a declaration the fake no longer needs is stale)."""
-    recording = RECORDINGS[name]
-    found = differences(recording.script, recording.results, run_on_fake(recording.script))
+    recording = RECORDINGS[version][name]
+    found = differences(recording.script, recording.results, run_on_fake(recording.script, version))
     undeclared = [difference for difference in found if not difference.declared]
     assert not undeclared, f"{name}: the fake differs from {recording.server}\n" + "\n".join(
         difference.render() for difference in undeclared
@@ -43,15 +47,10 @@ def test_fake_answers_as_the_real_server_did(name: str) -> None:
     assert not stale, f"{name}: declared but now equal: {stale}"
 
 
-def test_every_script_is_recorded_as_it_is_written() -> None:
+@pytest.mark.parametrize("version", sorted(RECORDINGS))
+def test_every_script_is_recorded_as_it_is_written(version: str) -> None:
     """Changing a script without re-recording it would replay an old request."""
-    for script in SCRIPTS:
-        assert script.name in RECORDINGS, f"{script.name} has no recording; re-record"
-        recorded: Recording = RECORDINGS[script.name]
-        assert [s.as_json() for s in recorded.script.steps] == [
-            s.as_json() for s in script.steps
-        ], f"{script.name} changed since it was recorded; re-record"
-    assert set(RECORDINGS) == {script.name for script in SCRIPTS}
+    assert_recorded_as_written(RECORDINGS[version], SCRIPTS, VERSIONS[version])
 
 
 # Routes no script sends, and why (their behaviour is checked elsewhere).
@@ -68,9 +67,10 @@ UNSCRIPTED = {
 _PARAM = re.compile(r"\{[^}]+\}")
 
 
-def test_every_route_of_the_fake_is_scripted() -> None:
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_every_route_of_the_fake_is_scripted(version: str) -> None:
     """Each (method, route) the fake serves is sent by some script, or named above."""
-    with FakeHoncho() as fake:
+    with FakeHoncho(version=version) as fake:
         operations = {
             (method, route.path)
             for route in fake.core_app.routes

@@ -183,3 +183,21 @@ def test_every_lazily_exported_name_resolves() -> None:
     assert fake_honcho.FakeHoncho.__name__ == "FakeHoncho"
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = contract_tests.nope
+
+
+def test_the_drift_report_needs_only_the_fake_extra() -> None:
+    """``fake-honcho compare`` is the fake's own tool: it never imports the contract kit,
+    pytest or syrupy (which only the ``contract`` extra installs)."""
+    code = (
+        "import sys, fake_honcho.drift.cli, fake_honcho.cli\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "print(json.dumps(sorted(loaded & {'pytest', 'syrupy', 'contract_tests', 'xdist'})))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    assert json.loads(found.stdout) == []

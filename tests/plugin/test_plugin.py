@@ -178,7 +178,9 @@ def test_fake_target_by_default(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_probes=TARGET_PROBES)
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-rP")
     result.assert_outcomes(passed=8)
-    result.stdout.fnmatch_lines(["honcho contract target: in-process fake", "TARGET True *"])
+    result.stdout.fnmatch_lines(
+        ["honcho contract target: in-process fake speaking Honcho *", "TARGET True *"]
+    )
     workspaces = re.findall(r"^WS (\S+)", result.stdout.str(), re.MULTILINE)
     assert len(set(workspaces)) == 2
 

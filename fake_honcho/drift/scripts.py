@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract_tests.drift.coercion import COERCION_SCRIPTS
-from contract_tests.drift.exchange import Script, Step
+from fake_honcho.drift.coercion import COERCION_SCRIPTS
+from fake_honcho.drift.exchange import Script, Step
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 

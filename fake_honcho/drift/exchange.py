@@ -22,7 +22,8 @@ from typing import Any
 
 import httpx
 
-from contract_tests.snapshot import Normaliser
+from fake_honcho.drift.normalise import Normaliser
+from fake_honcho.versions import Feature, HonchoVersion
 
 __all__ = ["Result", "Script", "Session", "Step", "run_script", "workspace_names"]
 
@@ -119,11 +120,19 @@ class Step:
 
 @dataclass(frozen=True)
 class Script:
-    """A named sequence of steps sharing one fresh workspace (and ``{ws2}`` if used)."""
+    """A named sequence of steps sharing one fresh workspace (and ``{ws2}`` if used).
+
+    ``needs`` names the feature a server must speak for the script to run at all (the
+    scope routes, say); versions without it are not sent it.
+    """
 
     name: str
     steps: Sequence[Step]
     doc: str = ""
+    needs: Feature | None = None
+
+    def runs_on(self, version: HonchoVersion) -> bool:
+        return self.needs is None or version.speaks(self.needs)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from contract_tests.drift.exchange import Script, Step
+from fake_honcho.drift.exchange import Script, Step
 
 __all__ = ["COERCION_SCRIPTS"]
 

@@ -1,7 +1,7 @@
 """``fake-honcho compare --against URL``: the drift report between a Honcho and the fake.
 
-Every scripted exchange (``contract_tests.drift.scripts``, then the coercion matrix
-of ``contract_tests.drift.coercion``) runs against the
+Every scripted exchange (``fake_honcho.drift.scripts``, then the coercion matrix
+of ``fake_honcho.drift.coercion``) runs against the
 server at URL, in fresh workspaces deleted afterwards, and against a fresh
 in-process fake; each exchange whose normalised answers differ is printed with
 its request and both answers. Differences the fake declares on purpose
@@ -23,10 +23,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from contract_tests.drift.exchange import run_script, workspace_names
-from contract_tests.drift.recording import Recording, differences, run_on_fake, write_recording
-from contract_tests.drift.scripts import EVERY_SCRIPT, script_named
-from contract_tests.namespace import delete_workspaces
+from fake_honcho.drift.cleanup import delete_workspaces
+from fake_honcho.drift.exchange import run_script, workspace_names
+from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
+from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
+from fake_honcho.versions import VERSIONS, HonchoVersion, resolve_version, version_argument
 
 __all__ = ["build_parser", "main"]
 
@@ -54,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         type=Path,
         help="also write the server's answers as recordings into DIR (one JSON file per script)",
+    )
+    parser.add_argument(
+        "--honcho-version",
+        type=version_argument,
+        default=resolve_version(None),
+        metavar="VERSION",
+        help=f"the version the fake speaks, and the scripts it implies: {', '.join(VERSIONS)} "
+        "(%(default)s)",
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
     return parser
@@ -87,13 +96,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 def _report(
     client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
 ) -> int:
-    scripts = [script_named(name) for name in args.script] if args.script else list(EVERY_SCRIPT)
+    version: HonchoVersion = args.honcho_version
+    chosen = [script_named(name) for name in args.script] if args.script else EVERY_SCRIPT
+    scripts = [script for script in chosen if script.runs_on(version)]
     undeclared = declared = exchanges = 0
     for script in scripts:
         real = run_script(client, script, workspace_names(prefix))
         if args.record is not None:
-            write_recording(args.record, Recording(script, real, server=shown))
-        found = differences(script, real, run_on_fake(script))
+            write_recording(args.record, Recording(script, real, shown, version.name))
+        found = differences(script, real, run_on_fake(script, version))
         exchanges += len(script.steps)
         mine = [d for d in found if not d.declared]
         undeclared += len(mine)
@@ -106,7 +117,9 @@ def _report(
         for difference in found:
             print(difference.render(), file=out)
     print(
-        f"{exchanges} exchanges against {shown}: {undeclared} differ, {declared} declared", file=out
+        f"{exchanges} exchanges against {shown} (fake speaking {version}): "
+        f"{undeclared} differ, {declared} declared",
+        file=out,
     )
     return 1 if undeclared else 0
 

@@ -1,7 +1,9 @@
 """Recordings of the scripted exchanges, and comparing two runs of a script.
 
 A recording is one JSON file per script (``<name>.json``) holding every step as
-sent (templates, not run-specific ids) and the normalised answer a server gave.
+sent (templates, not run-specific ids), the normalised answer a server gave and the
+Honcho version it is replayed at; a directory of recordings per version
+(``exchanges/3.0.12/``, ``exchanges/3.1/``) is read by :func:`recordings_by_version`.
 The replay test sends the recorded steps to a fresh fake and compares; the
 ``fake-honcho compare`` drift report does the same live against any server.
 """
@@ -16,13 +18,15 @@ from typing import Any
 
 import httpx
 
-from contract_tests.drift.exchange import Result, Script, Step, run_script, workspace_names
+from fake_honcho.drift.exchange import Result, Script, Step, run_script, workspace_names
+from fake_honcho.versions import HonchoVersion, resolve_version
 
 __all__ = [
     "Difference",
     "Recording",
     "differences",
     "load_recordings",
+    "recordings_by_version",
     "run_on_fake",
     "write_recording",
 ]
@@ -36,13 +40,15 @@ class Recording:
 
     script: Script
     results: Sequence[Result]
-    server: str = ""
+    server: str
+    version: str
 
     def as_json(self) -> dict[str, Any]:
         return {
             "script": self.script.name,
             "doc": self.script.doc,
             "server": self.server,
+            "honcho_version": self.version,
             "exchanges": [
                 {**step.as_json(), "response": result.as_json()}
                 for step, result in zip(self.script.steps, self.results, strict=True)
@@ -53,7 +59,8 @@ class Recording:
     def from_json(cls, data: dict[str, Any]) -> Recording:
         exchanges = data["exchanges"]
         script = Script(data["script"], [Step.from_json(x) for x in exchanges], data.get("doc", ""))
-        return cls(script, [Result.from_json(x["response"]) for x in exchanges], data["server"])
+        results = [Result.from_json(x["response"]) for x in exchanges]
+        return cls(script, results, data["server"], data["honcho_version"])
 
 
 @dataclass(frozen=True)
@@ -91,12 +98,13 @@ def differences(
     ]
 
 
-def run_on_fake(script: Script) -> list[Result]:
-    """``script`` against a fresh in-process fake (strict: its answers match its schemas)."""
+def run_on_fake(script: Script, version: str | HonchoVersion | None = None) -> list[Result]:
+    """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
+    match its schemas)."""
     from fake_honcho import FakeHoncho
 
     with (
-        FakeHoncho(strict=True) as fake,
+        FakeHoncho(version=version, strict=True) as fake,
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
         return run_script(client, script, workspace_names(FAKE_PREFIX))
@@ -113,3 +121,20 @@ def write_recording(directory: Path, recording: Recording) -> Path:
 def load_recordings(directory: Path) -> Iterator[Recording]:
     for path in sorted(directory.glob("*.json")):
         yield Recording.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def recordings_by_version(root: Path) -> dict[str, list[Recording]]:
+    """The recordings under ``root/<version>/``, by version (each file must say the version
+    of the directory it sits in)."""
+    found: dict[str, list[Recording]] = {}
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        version = resolve_version(directory.name).name
+        recordings = list(load_recordings(directory))
+        for recording in recordings:
+            if recording.version != version:
+                raise ValueError(
+                    f"{directory}/{recording.script.name}.json says honcho_version "
+                    f"{recording.version!r}; it sits under {version}"
+                )
+        found[version] = recordings
+    return found
