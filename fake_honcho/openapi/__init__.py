@@ -1,9 +1,9 @@
 """The fake's API description: ``/openapi.json`` and the ``/docs`` and ``/redoc`` pages.
 
 :func:`document_for` builds the OpenAPI 3.1 document of the Honcho version a fake
-speaks from its route table and schemas (:mod:`fake_honcho.openapi.document`, with
-:mod:`fake_honcho.openapi.operations`); :mod:`fake_honcho.openapi.pages` renders the
-two pages with our own script (``static/api-docs.js``), with nothing fetched from
+speaks from that version's route table and schemas (:mod:`fake_honcho.openapi.document`,
+with :mod:`fake_honcho.openapi.operations`); :mod:`fake_honcho.openapi.pages` renders
+the two pages with our own script (``static/api-docs.js``), with nothing fetched from
 elsewhere, so they work offline.
 """
 
@@ -14,13 +14,12 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fake_honcho.openapi.document import build_document, documented_routes
+from fake_honcho.versions import HonchoVersion
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
 __all__ = ["build_document", "document_bytes", "document_for", "documented_routes"]
-
-HONCHO_VERSION = "3.0.12"
 
 
 def document_for(fake: FakeHoncho) -> dict[str, Any]:
@@ -30,13 +29,14 @@ def document_for(fake: FakeHoncho) -> dict[str, Any]:
 
 def document_bytes(fake: FakeHoncho) -> bytes:
     """:func:`document_for` as the JSON ``/openapi.json`` sends."""
-    return _document_bytes(HONCHO_VERSION)
+    return _document_bytes(fake.version)
 
 
 @cache
-def _document_bytes(honcho_version: str) -> bytes:
+def _document_bytes(version: HonchoVersion) -> bytes:
     from fake_honcho.app import collect_routes
-    from fake_honcho.schemas import default_schemas
+    from fake_honcho.schemas import schemas_for
 
-    document = build_document(collect_routes(), default_schemas(), honcho_version=honcho_version)
+    routes = collect_routes(version)
+    document = build_document(routes, schemas_for(version.schema_layers), version)
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()

@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from fake_honcho.openapi.operations import FORM, JSON, Answer, Body, Operation, operation_for
 from fake_honcho.schemas import BASE_URI, SchemaSet
+from fake_honcho.versions import HonchoVersion
 
 __all__ = ["build_document", "documented_routes"]
 
@@ -41,13 +42,15 @@ def documented_routes(routes: Iterable[BaseRoute]) -> Iterator[tuple[str, str]]:
 
 
 def build_document(
-    routes: Iterable[BaseRoute], schemas: SchemaSet, *, honcho_version: str
+    routes: Iterable[BaseRoute], schemas: SchemaSet, version: HonchoVersion
 ) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of ``routes`` over ``schemas``, as Honcho ``honcho_version``."""
-    builder = _Builder(schemas)
+    """The OpenAPI 3.1 document of ``routes`` over ``schemas``, as Honcho ``version``."""
+    builder = _Builder(schemas, version)
     paths: dict[str, dict[str, Any]] = {}
     for method, path in documented_routes(routes):
-        paths.setdefault(path, {})[method.lower()] = builder.operation(operation_for(method, path))
+        operation = operation_for(method, path, version)
+        paths.setdefault(path, {})[method.lower()] = builder.operation(operation)
+    honcho_version = version.name
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -80,8 +83,9 @@ def _title(name: str) -> str:
 class _Builder:
     """Turns operations into OpenAPI objects, collecting the components they reference."""
 
-    def __init__(self, schemas: SchemaSet) -> None:
+    def __init__(self, schemas: SchemaSet, version: HonchoVersion) -> None:
         self.schemas = schemas
+        self.version = version
         self.named: dict[str, dict[str, Any]] = {}  # component name -> schema
         self._pending: list[str] = []
 
@@ -115,7 +119,7 @@ class _Builder:
                 },
                 "description": param.description,
             }
-            for param in operation.query
+            for param in operation.parameters(self.version)
         ]
         if parameters:
             found["parameters"] = parameters

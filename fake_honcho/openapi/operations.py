@@ -8,7 +8,11 @@ The identifiers (operation ids, tags) are Honcho's, so code generated from the
 fake's ``/openapi.json`` names things as code generated from a real server's does.
 
 A route with no entry here makes :func:`fake_honcho.openapi.build_document` fail,
-naming it: add the entry when you add the route.
+naming it: add the entry when you add the route. What changes from some Honcho
+version on is declared with ``needs``: a parameter with ``needs=Feature.X`` is there
+only for versions that speak ``X``, and of the entries for one (method, path) a
+version uses the last whose ``needs`` it speaks (a later entry replaces an earlier
+one: a new body, a new answer).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fake_honcho.pagination import DEFAULT_SIZE, MAX_SIZE
+from fake_honcho.versions import Feature, HonchoVersion
 
 __all__ = ["OPERATIONS", "Answer", "Body", "Operation", "Param", "operation_for"]
 
@@ -33,6 +38,7 @@ class Param:
     schema: dict[str, Any]
     description: str
     required: bool = False
+    needs: Feature | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,11 @@ class Operation:
     body: Body | None = None
     query: Sequence[Param] = ()
     secured: bool = True
+    needs: Feature | None = None
+
+    def parameters(self, version: HonchoVersion) -> list[Param]:
+        """The query parameters ``version`` takes."""
+        return [p for p in self.query if p.needs is None or version.speaks(p.needs)]
 
 
 # -- parameters ---------------------------------------------------------------------
@@ -348,15 +359,19 @@ OPERATIONS: tuple[Operation, ...] = (
         Answer(OK), secured=False),
 )  # fmt: skip
 
-_BY_KEY = {(operation.method, operation.path): operation for operation in OPERATIONS}
 
-
-def operation_for(method: str, path: str) -> Operation:
-    """The operation of ``method path``; ``KeyError`` saying where to declare it."""
-    try:
-        return _BY_KEY[(method, path)]
-    except KeyError:
+def operation_for(method: str, path: str, version: HonchoVersion) -> Operation:
+    """The operation of ``method path`` at ``version``; ``KeyError`` saying where to
+    declare it."""
+    found = [
+        operation
+        for operation in OPERATIONS
+        if (operation.method, operation.path) == (method, path)
+        and (operation.needs is None or version.speaks(operation.needs))
+    ]
+    if not found:
         raise KeyError(
-            f"no OpenAPI operation declared for {method} {path}: add it to "
-            "fake_honcho/openapi/operations.py"
-        ) from None
+            f"no OpenAPI operation declared for {method} {path} at Honcho {version}: add it "
+            "to fake_honcho/openapi/operations.py"
+        )
+    return found[-1]

@@ -41,7 +41,7 @@ from fake_honcho.resources import (
     write_members,
 )
 from fake_honcho.sanitize import sanitized_metadata, strip_nul
-from fake_honcho.schemas import default_schemas
+from fake_honcho.schemas import SchemaSet
 from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
@@ -181,7 +181,7 @@ async def upload(request: Request) -> Response:
             f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
         )
     text = extract_text(data, content_type)
-    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(extra)}
+    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake.schemas, extra)}
     # Not a model body: the models' validators run one by one, each refusal a 422.
     item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [
@@ -192,7 +192,7 @@ async def upload(request: Request) -> Response:
     return _created(request, fake, rows)
 
 
-def _form_fields(form: dict[str, Any]) -> dict[str, Any]:
+def _form_fields(schemas: SchemaSet, form: dict[str, Any]) -> dict[str, Any]:
     """The upload form's ``metadata``, ``configuration`` and ``created_at``, read as the
     server reads them: text that does not parse (JSON, or an ISO 8601 time) is ignored.
 
@@ -213,7 +213,7 @@ def _form_fields(form: dict[str, Any]) -> dict[str, Any]:
         if not _finite(value):
             raise invalid("finite_number", loc, "Input should be a finite number", raw)
         if name == "configuration" and value is not None:
-            value = default_schemas().check_request("MessageConfiguration", value, loc=loc)
+            value = schemas.check_request("MessageConfiguration", value, loc=loc)
         elif value is not None and not isinstance(value, dict):
             raise invalid("dict_type", loc, "Input should be a valid dictionary", value)
         fields[name] = value
