@@ -36,6 +36,7 @@ from contract_tests.capabilities import capability_names
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
 if TYPE_CHECKING:
+    from contract_tests.probe import ServedFake
     from contract_tests.reference import ReferenceSnapshot
     from contract_tests.settle import Settler
     from contract_tests.snapshot import HonchoSnapshot
@@ -51,6 +52,8 @@ _REAPED = pytest.StashKey[list[str]]()
 # so they may still be listed when the reaper runs, and are not leftovers.
 _TORN_DOWN = pytest.StashKey[set[str]]()
 _REAPER_ERROR = pytest.StashKey[str]()
+# What --honcho-url is when it is a served fake-honcho (None: a real server), found once.
+_SERVED = pytest.StashKey["ServedFake | None"]()
 
 UNRECORDED = "no snapshot recorded yet for this backend:"
 """How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
@@ -137,12 +140,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
     config.stash[_REAPED] = []
     config.stash[_TORN_DOWN] = set()
+    served = workerinput.get("honcho_served_fake") if workerinput else None
+    if served is not None:
+        from contract_tests.probe import ServedFake
+
+        config.stash[_SERVED] = ServedFake(*served)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share this run's id with every worker."""
+    """xdist controller: share this run's id, and what the server is, with every worker."""
     node.workerinput["honcho_run_uid"] = node.config.stash[_RUN_UID]
+    served = node.config.stash.get(_SERVED, None)
+    if served is not None:
+        node.workerinput["honcho_served_fake"] = (served.version, served.honcho_version)
+
+
+def _served(config: pytest.Config) -> ServedFake | None:
+    return config.stash.get(_SERVED, None)
 
 
 def _real_url(config: pytest.Config) -> str | None:
@@ -157,7 +172,10 @@ def _api_key(config: pytest.Config) -> str | None:
 def pytest_report_header(config: pytest.Config) -> str:
     url = _real_url(config)
     version = config.getoption("honcho_version")
-    if url:
+    served = _served(config)
+    if url and served:
+        target = f"fake-honcho (served) at {url}: {served}"
+    elif url:
         target = f"real server at {url}"
     else:
         from fake_honcho.versions import resolve_version
@@ -175,12 +193,13 @@ def _contract_names(item: pytest.Item) -> set[str]:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    real = _real_url(item.config) is not None
-    if real:
+    remote = _real_url(item.config) is not None
+    if remote:
         fake_only = item.get_closest_marker("honcho_fake_only")
         if fake_only is not None:
             reason = fake_only.kwargs.get("reason") or (fake_only.args[0] if fake_only.args else "")
             pytest.skip(f"needs the in-process fake's controls{': ' + reason if reason else ''}")
+    if remote and _served(item.config) is None:  # a real server
         if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
         from fake_honcho.divergences import affecting  # only against a real server
@@ -202,12 +221,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     url = _real_url(config)
     if url is None or hasattr(config, "workerinput"):
         return
-    from contract_tests.probe import probe_problem
+    from contract_tests.probe import probe_problem, served_fake
     from contract_tests.target import HonchoTarget
 
-    problem = probe_problem(HonchoTarget(url, api_key=_api_key(config)))
+    target = HonchoTarget(url, api_key=_api_key(config))
+    problem = probe_problem(target)
     if problem is not None:
         raise pytest.UsageError(problem)
+    config.stash[_SERVED] = served_fake(target)
 
 
 @pytest.fixture(scope="session")
@@ -217,7 +238,8 @@ def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
         return None
     from contract_tests.target import HonchoTarget
 
-    return HonchoTarget(url, api_key=_api_key(request.config))
+    config = request.config
+    return HonchoTarget(url, api_key=_api_key(config), served_fake=_served(config))
 
 
 @pytest.fixture

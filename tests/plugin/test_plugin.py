@@ -190,7 +190,9 @@ def test_url_targets_a_real_server_with_teardown_and_reaper(
 ) -> None:
     """--honcho-url switches every fixture to that server: the key comes from the env and is
     never printed, fake-only and LLM tests skip with a reason, each test's workspaces are
-    deleted at teardown and the reaper removes what a test left outside its namespace."""
+    deleted at teardown and the reaper removes what a test left outside its namespace. (The
+    served fake stands in for a real server: it is made not to say what it is.)"""
+    monkeypatch.setattr("contract_tests.probe.served_fake", lambda target: None)
     monkeypatch.setenv("HONCHO_API_KEY", served_fake.api_key)
     pytester.makepyfile(test_probes=TARGET_PROBES)
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-rsP", "--honcho-url", served_fake.url)
