@@ -174,8 +174,9 @@ def _op(
     body: Body | None = None,
     *query: Param,
     secured: bool = True,
+    needs: Feature | None = None,
 ) -> Operation:
-    return Operation(method, path, name, tag, description, answer, body, query, secured)
+    return Operation(method, path, name, tag, description, answer, body, query, secured, needs)
 
 
 OK = 200

@@ -252,3 +252,30 @@ def test_a_parameter_with_needs_is_there_from_its_version_on() -> None:
     operation = Operation("GET", "/x", "x", None, "X.", Answer(200), query=(scoped,))
     assert operation.parameters(VERSIONS["3.0.12"]) == []
     assert operation.parameters(VERSIONS["3.1"]) == [scoped]
+
+
+def test_every_typed_query_parameter_is_one_the_fake_reads(
+    client: httpx.Client, document: dict[str, Any]
+) -> None:
+    """The operations table against the handlers: a value of the wrong type for a declared
+    integer, number or boolean parameter is a 422 naming it."""
+    unread = []
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            for param in operation.get("parameters", []):
+                schema = param["schema"]
+                kinds = {branch.get("type") for branch in schema.get("anyOf", [schema])}
+                if param["in"] != "query" or not kinds & {"integer", "number", "boolean"}:
+                    continue
+                url = re.sub(r"\{[^}]+\}", "x", path)
+                answer = client.request(
+                    method,
+                    url,
+                    params={param["name"]: "zz"},
+                    headers={"Authorization": "Bearer docs-key"},
+                )
+                detail = answer.json().get("detail") if answer.status_code == 422 else None
+                locs = [entry.get("loc") for entry in detail] if isinstance(detail, list) else []
+                if ["query", param["name"]] not in locs:
+                    unread.append(f"{method.upper()} {path} {param['name']}: {answer.status_code}")
+    assert unread == []
