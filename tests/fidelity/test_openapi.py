@@ -240,6 +240,34 @@ def test_the_renderer_shows_every_operation_and_schema(document: dict[str, Any])
     assert '<form class="try"' not in _render(document, {"tryIt": False})
 
 
+MOUNT = """
+const script = require("fs").readFileSync(process.argv[1], "utf8");
+const page = { baseURI: process.argv[2], title: "" };
+const mount = new Function("document", script + "\\nreturn mountApiDocs;")(page);
+const root = { dataset: {}, innerHTML: "", textContent: "", addEventListener() {} };
+mount(root, { documentUrl: "openapi.json", tryIt: true }).then(() => {
+  process.stdout.write(JSON.stringify({ title: page.title, html: root.innerHTML.length,
+                                        error: root.textContent, base: root.dataset.base }));
+});
+"""
+
+
+def test_the_page_script_mounts_the_document_it_is_served_with() -> None:
+    """What /docs runs in a browser, run by Node against a served fake: it fetches
+    openapi.json from beside the page and renders it."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the pages' script runs in a browser")
+    with FakeHoncho() as fake, fake.serve() as url:
+        done = subprocess.run(
+            [node, "-e", MOUNT, str(SCRIPT), f"{url}/docs"],
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+    mounted = json.loads(done.stdout)
+    assert mounted["error"] == "" and mounted["title"] == "Honcho API docs"
+    assert mounted["base"] == f"{url}/" and mounted["html"] > 10_000
+
+
 def test_the_renderer_escapes_what_it_shows(document: dict[str, Any]) -> None:
     hostile = json.loads(json.dumps(document))
     hostile["info"]["description"] = "<script>alert(1)</script>"
