@@ -5,7 +5,8 @@ test module to opt in. The pytest plugin (``contract_tests.plugin``, loaded
 through the ``pytest11`` entry point) provides the fixtures they use.
 
 The names below are imported on first use, so pytest loading the plugin in a
-project that never uses the suites costs next to nothing.
+project that never uses the suites costs next to nothing. Without the ``contract``
+extra, importing the package (or a name from it) is one ``ImportError`` naming it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import pytest
+from fake_honcho._extras import CONTRACT, PYTEST, require
+
+require("contract_tests", "contract", PYTEST)
+
+import pytest  # noqa: E402 (after the extra's check)
 
 # Rich assert messages in the suites even with plugin autoload disabled.
 pytest.register_assert_rewrite(
@@ -65,4 +70,5 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'contract_tests' has no attribute {name!r}")
+    require("contract_tests", "contract", CONTRACT)
     return getattr(importlib.import_module(f"contract_tests.{home}"), name)

@@ -8,12 +8,13 @@ single usage error naming the option to pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from contract_tests.target import HonchoTarget
 
-__all__ = ["ServedFake", "probe_problem", "served_fake"]
+__all__ = ["ServedFake", "probe_problem", "served_fake", "url_problem"]
 
 ABOUT_PATH = "/_fake/about"
 
@@ -43,6 +44,21 @@ def served_fake(target: HonchoTarget, *, timeout: float = 10.0) -> ServedFake | 
     return ServedFake(str(about.get("version")), str(about.get("honcho_version")))
 
 
+def url_problem(url: str) -> str | None:
+    """What is wrong with the shape of ``url`` (one line), before any request is sent."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return (
+            f"--honcho-url {url} is not an http(s) URL; give the server's root, "
+            "e.g. http://127.0.0.1:8000"
+        )
+    path = parts.path.rstrip("/")
+    if path.endswith("/v3"):
+        root = urlunsplit(parts._replace(path=path.removesuffix("/v3"), query="", fragment=""))
+        return f"--honcho-url {url}: drop the trailing /v3 (the kit adds it): --honcho-url {root}"
+    return None
+
+
 def probe_problem(target: HonchoTarget, *, timeout: float = 10.0) -> str | None:
     """Why ``target`` cannot be used (one line, never the key), or ``None`` when it can.
 
@@ -50,6 +66,9 @@ def probe_problem(target: HonchoTarget, *, timeout: float = 10.0) -> str | None:
     kit's reaper and settle use) proves the key is accepted.
     """
     url = target.base_url
+    shape = url_problem(url)
+    if shape is not None:
+        return shape
     keyed = target.api_key is not None
     try:
         with target.client(timeout=timeout) as client:

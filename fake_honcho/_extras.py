@@ -1,8 +1,10 @@
 """Which optional dependencies each part of the kit needs, checked without importing them.
 
 The core install is ``honcho_backend`` alone; the fake server and the pytest plugin
-come with extras. Their entry points (``fake-honcho``, the ``pytest11`` plugin) look
-here first so a missing extra is one clear line instead of a traceback.
+come with extras. Their entry points (``fake-honcho``, the ``pytest11`` plugin) and
+their packages' public names (``from fake_honcho import FakeHoncho``, ``import
+contract_tests``) look here first, so a missing extra is one clear line naming it
+instead of a ``ModuleNotFoundError`` for a dependency the user never chose.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ CONTRACT: Mapping[str, str] = {
     "pytest-xdist": "xdist",
     "syrupy": "syrupy",
 }
+# pytest is running whenever the plugin is asked, so only an import outside pytest
+# (``import contract_tests`` in a script) can find it missing.
+PYTEST: Mapping[str, str] = {"pytest": "pytest"}
 
 
 def missing(needs: Mapping[str, str]) -> list[str]:
@@ -42,3 +47,13 @@ def missing_line(prog: str, extra: str, absent: list[str]) -> str:
         f"{prog}: the '{extra}' extra is not installed (missing {', '.join(absent)}); "
         f"install it with: pip install '{DISTRIBUTION}[{extra}]'"
     )
+
+
+def require(part: str, extra: str, needs: Mapping[str, str]) -> None:
+    """Raise one ``ImportError`` naming ``extra`` when any of ``needs`` is absent."""
+    absent = missing(needs)
+    if absent:
+        raise ImportError(
+            f"{part} needs the '{extra}' extra (missing {', '.join(absent)}): "
+            f"pip install '{DISTRIBUTION}[{extra}]'"
+        )

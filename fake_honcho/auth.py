@@ -6,8 +6,9 @@ while auth is on (the core route answers 405, as with auth off). Minting is
 admin-only, as on a real server. Issued keys are opaque strings, not JWTs, stored
 by their SHA-256 digest only, so neither the store nor the ``--state-file`` holds
 a usable key, and they survive a restart like any other acknowledged write. Their
-scope and expiry are recorded but not enforced: every valid key reaches every
-route. Routing happens before auth on a real server, so an unknown path still
+scope and expiry are recorded but, except on the scope surfaces of 3.1 (which refuse
+peer- and session-level keys, see :func:`key_scope`), not enforced: every valid key
+reaches every route. Routing happens before auth on a real server, so an unknown path still
 answers 404 and a wrong method 405; ``/health``, ``/metrics`` and the API description
 (``/openapi.json``, ``/docs``, ``/redoc``) are always open.
 """
@@ -28,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.state import Store
 
-__all__ = ["ISSUED_KEYS", "AuthMiddleware", "Keyring", "Role"]
+__all__ = ["ISSUED_KEYS", "KEY_SCOPE", "AuthMiddleware", "Keyring", "Role", "key_scope"]
 
 ISSUED_KEYS = "api_keys"
 # Open on a real server too: health, metrics and FastAPI's API description pages.
@@ -40,6 +41,9 @@ ADMIN_ONLY = "Resource requires admin privileges"
 NO_SCOPE = "At least one of workspace_id, peer_id, or session_id must be provided"
 SCOPE_WITHOUT_WORKSPACE = "workspace_id is required when scoping a key to a peer or session"
 SCOPE_PARAMS = ("workspace_id", "peer_id", "session_id")
+NOT_PERMITTED = "JWT not permissioned for this resource"
+KEY_SCOPE = "fake_honcho.key_scope"
+"""ASGI scope key: what an issued key was scoped to (absent for the admin key and with auth off)."""
 
 
 class Role(Enum):
@@ -66,6 +70,11 @@ class Keyring:
         if hmac.compare_digest(digest, self._admin_digest):
             return Role.ADMIN
         return Role.ISSUED if self._store.get(ISSUED_KEYS, digest) is not None else None
+
+    def scope_of(self, key: str) -> dict[str, Any]:
+        """What an issued key was scoped to (``{}`` for any other key)."""
+        row = self._store.get(ISSUED_KEYS, _digest(key))
+        return dict(row["scope"]) if row is not None else {}
 
     def issue(self, scope: dict[str, Any]) -> str:
         """Create a key for ``scope`` (e.g. ``{"workspace_id": "ws"}``) and remember its digest."""
@@ -107,6 +116,8 @@ class AuthMiddleware:
         elif scope["path"] == KEYS_PATH and scope["method"] == "POST":
             await self._mint(scope, send, role)
         else:
+            if role is Role.ISSUED and token is not None:
+                scope[KEY_SCOPE] = self.keyring.scope_of(token)
             await self.app(scope, receive, send)
 
     def _routed(self, scope: Scope) -> bool:
@@ -133,6 +144,15 @@ class AuthMiddleware:
             await _answer(send, 422, SCOPE_WITHOUT_WORKSPACE)
         else:
             await _answer(send, 200, {"key": self.keyring.issue(key_scope)})
+
+
+def key_scope(scope: Scope) -> dict[str, Any]:
+    """The request's key scope: ``workspace_id``/``peer_id``/``session_id`` of an issued key;
+    empty for the admin key or with auth off (both reach everything).
+
+    Key scopes are enforced only where a route says so (the scope surfaces of 3.1)."""
+    found: dict[str, Any] = scope.get(KEY_SCOPE) or {}
+    return found
 
 
 def _datetime_error(value: str) -> dict[str, Any]:

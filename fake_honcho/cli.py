@@ -17,6 +17,7 @@ parser, ``prog="fake-honcho NAME"``) and register it in :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import signal
@@ -26,6 +27,7 @@ from collections.abc import Callable, Sequence
 
 import uvicorn
 
+from fake_honcho._version import version_line
 from fake_honcho.fake import FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.persistence import StateFileError
@@ -54,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve a fake Honcho v3 API (no Postgres, no LLM) for development and tests.",
         epilog=f"other commands: {others} (see '{PROG} COMMAND --help')" if others else None,
     )
+    parser.add_argument("--version", action="version", version=version_line(PROG))
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
         "--port",
@@ -189,22 +192,33 @@ def serve(argv: Sequence[str]) -> int:
     """``fake-honcho [serve] [OPTIONS]``: serve until SIGINT or SIGTERM."""
     args = build_parser().parse_args(argv)
     show_notices(args.log_level)
+    # The socket first: a start that cannot listen must not create the state file.
     try:
-        fake = create_fake(args)
-    except (StateFileError, ValueError) as problem:  # ValueError: a bad DERIVER_* setting
-        return error(str(problem))
-    with fake:
+        sock = bind(args.host, args.port)
+    except OSError as problem:
+        return error(listen_problem(args.host, args.port, problem))
+    with sock:
         try:
-            sock = bind(args.host, args.port)
-        except OSError as problem:
-            return error(f"cannot listen on {args.host}:{args.port}: {problem}")
-        with sock:
+            fake = create_fake(args)
+        except (StateFileError, ValueError) as problem:  # ValueError: a bad DERIVER_* setting
+            return error(str(problem))
+        with fake:
             print(url_of(sock), flush=True)
             server = make_server(
                 fake.server_app, log_level=args.log_level, shutdown_grace=args.shutdown_grace
             )
             run_until_signalled(server, sock)
     return 0
+
+
+def listen_problem(host: str, port: int, problem: OSError) -> str:
+    """Why the socket could not be bound, with the way out when the port is taken."""
+    if problem.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: the port is in use; "
+            "pick another with --port N, or --port 0 for a free one"
+        )
+    return f"cannot listen on {host}:{port}: {problem.strerror or problem}"
 
 
 def compare(argv: Sequence[str]) -> int:

@@ -222,6 +222,7 @@ class StateFile:
         self._fd: int | None = None
         self._lock_path = self.path.with_name(self.path.name + ".lock")
         self._lock_fd: int | None = self._lock()
+        created = not self.path.exists()
         try:
             with store.lock:
                 apply_records(store, self._read())
@@ -229,6 +230,8 @@ class StateFile:
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
                 store.subscribe(self._on_change)
         except BaseException:
+            if created:  # a start that failed leaves no new file behind
+                self.path.unlink(missing_ok=True)
             self._unlock()
             raise
 

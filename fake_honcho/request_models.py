@@ -23,6 +23,7 @@ in its routes (URL checks, queries' NUL stripping) stay with the handlers.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache
@@ -47,6 +48,7 @@ ALIASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("SessionCreate", "id"): ("id", "name"),
     ("SessionCreate", "peers"): ("peers", "peer_names"),
     ("ConclusionBatchCreate", "conclusions"): ("conclusions", "observations"),
+    ("ScopeCreate", "id"): ("id", "name"),
 }
 
 
@@ -115,6 +117,32 @@ def _embedding_budget(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+SCOPE_PREFIX = "scope."
+SCOPE_NAME_MAX_LENGTH = 512 - len(SCOPE_PREFIX)  # the name is stored behind the prefix
+RESOURCE_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+def _validate_scope_name(name: str) -> str:
+    """An unprefixed scope name (3.1); pydantic labels a union branch by this function's name."""
+    if not 1 <= len(name) <= SCOPE_NAME_MAX_LENGTH:
+        raise ValueError(f"Scope name must be between 1 and {SCOPE_NAME_MAX_LENGTH} characters")
+    if name.startswith(SCOPE_PREFIX):
+        raise ValueError(
+            f"Scope name must not start with the reserved prefix '{SCOPE_PREFIX}' "
+            "(scope names are unprefixed)"
+        )
+    if not RESOURCE_NAME.fullmatch(name):
+        raise ValueError(f"Scope name must match pattern {RESOURCE_NAME.pattern}")
+    return name
+
+
+def _scope_names(names: list[str] | None) -> list[str] | None:
+    """``SessionCreate.scopes``' field validator: each name, the first bad one reported."""
+    for name in names or ():
+        _validate_scope_name(name)
+    return names
+
+
 Check = Callable[[Any], Any]
 Choice = Callable[[RawBody], Check | None]
 """Picks a validator for what the body leaves possible (None: nothing to check)."""
@@ -149,6 +177,7 @@ METADATA_SCHEMAS = (
     "SessionUpdate",
     "MessageCreate",
     "MessageUpdate",
+    "ScopeCreate",
 )
 """The request models whose ``metadata`` is Honcho's ``_SanitizedMetadata``."""
 
@@ -163,6 +192,10 @@ VALIDATORS: dict[tuple[str, str | None], Choice] = {
     ("MessageCreate", "content"): _if_nul(strip_nul),
     ("MessageCreate", None): _if_special(encodable),
     **{(schema, "metadata"): _metadata for schema in METADATA_SCHEMAS},
+    # Scopes (3.1): names checked after the type (and ScopeCreate's min_length).
+    ("ScopeName", None): _always(_validate_scope_name),
+    ("ScopeCreate", "id"): _always(_validate_scope_name),
+    ("SessionCreate", "scopes"): _always(_scope_names),
 }
 
 

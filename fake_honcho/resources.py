@@ -15,12 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fake_honcho.errors import HonchoError, invalid
 from fake_honcho.grouping import session_members
 from fake_honcho.ids import isoformat
+from fake_honcho.request_models import SCOPE_PREFIX
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
 RESOURCE_NAME_PATTERN = "^[a-zA-Z0-9_-]+$"
+SCOPE_KIND = "scope"
 MAX_NAME_LENGTH = 512
 SESSION_OBSERVERS_LIMIT = 10
 _NAME = re.compile(RESOURCE_NAME_PATTERN)
@@ -96,9 +99,36 @@ def ensure_workspace(fake: FakeHoncho, ws: str) -> tuple[Row, bool]:
 # -- peers --------------------------------------------------------------------
 
 
+def is_scope(row: Row | None) -> bool:
+    """Whether a peer row is a scope (3.1): reserved name *and* the internal kind flag, so an
+    ordinary peer that merely holds a ``scope.`` name is none. Scope memberships never count
+    against the observer limit."""
+    return row is not None and row["id"].startswith(SCOPE_PREFIX) and row.get("_kind") == SCOPE_KIND
+
+
+def reject_reserved_new(fake: FakeHoncho, ws: str, names: Iterable[str]) -> None:
+    """3.1: 422 for a peer about to be created under the reserved ``scope.`` prefix."""
+    if not fake.version.speaks(Feature.SCOPES):
+        return
+    found = sorted(
+        {
+            n
+            for n in names
+            if n.startswith(SCOPE_PREFIX) and fake.store.get("peers", (ws, n)) is None
+        }
+    )
+    if found:
+        raise HonchoError(
+            422,
+            f"Peer name(s) {found} use the reserved scope prefix '{SCOPE_PREFIX}'. "
+            "Use the scopes routes to create scopes.",
+        )
+
+
 def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
     """The server's ``_validate_new_peer_names``: only peers about to be created."""
     new = [name for name in names if fake.store.get("peers", (ws, name)) is None]
+    reject_reserved_new(fake, ws, new)
     too_long = [name for name in new if len(name) > MAX_NAME_LENGTH]
     if too_long:
         raise HonchoError(
@@ -278,7 +308,11 @@ def plan_members(
             if row["peer_id"] not in leaving
         }
         planned.update(changes)
-        observers = sum(1 for row in planned.values() if row.get("observe_others"))
+        observers = sum(
+            1
+            for pid, row in planned.items()
+            if row.get("observe_others") and not is_scope(fake.store.get("peers", (ws, pid)))
+        )
         if observers > SESSION_OBSERVERS_LIMIT:
             raise observers_error(sid, observers)
     return changes

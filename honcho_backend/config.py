@@ -9,6 +9,7 @@ so data that backend already wrote is found again.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import logging
 import math
@@ -63,6 +64,7 @@ _KNOWN_KEYS = frozenset(
         "thread_cache_size",
     }
 )
+_POLICY_KEYS = frozenset({"read"})
 _READ_POLICIES = ("fail_open", "fail_closed")
 
 
@@ -175,9 +177,8 @@ class HonchoConfig:
         for DeerFlow's own backend keep working while typos stay visible.
         """
         cfg = dict(backend_config or {})
-        unknown = sorted(str(key) for key in cfg if key not in _KNOWN_KEYS)
-        if unknown:
-            logger.warning("Honcho backend: ignoring unknown backend_config keys %s", unknown)
+        for key in sorted(str(key) for key in cfg if key not in _KNOWN_KEYS):
+            logger.warning("Honcho backend: ignoring unknown backend_config key %s", _unknown(key))
         defaults = cls()
         return cls(
             base_url=_parse_str(cfg, "base_url", defaults.base_url),
@@ -199,6 +200,15 @@ class HonchoConfig:
             storage_path="" if cfg.get("storage_path") is None else str(cfg["storage_path"]),
             thread_cache_size=_parse_int(cfg, "thread_cache_size", defaults.thread_cache_size),
         )
+
+
+def _unknown(key: str, known: frozenset[str] = _KNOWN_KEYS) -> str:
+    """``key``, quoted, with the known key it most likely misspells.
+
+    Upstream DeerFlow accepts unknown keys, so they are warned about, never refused.
+    """
+    near = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    return f"`{key}` (did you mean `{near[0]}`?)" if near else f"`{key}`"
 
 
 def _check_honcho_id(key: str, value: Any) -> None:
@@ -256,9 +266,10 @@ def _parse_read_policy(cfg: Mapping[str, Any]) -> str:
         return "fail_open"
     if not isinstance(policy, Mapping):
         raise ValueError("Honcho backend: failure_policy must be a mapping such as {read: ...}")
-    unknown = sorted(str(key) for key in policy if key != "read")
-    if unknown:
-        logger.warning("Honcho backend: ignoring unknown failure_policy keys %s", unknown)
+    for key in sorted(str(key) for key in policy if key != "read"):
+        logger.warning(
+            "Honcho backend: ignoring unknown failure_policy key %s", _unknown(key, _POLICY_KEYS)
+        )
     read = policy.get("read")
     if read is None:
         return "fail_open"

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import httpx
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, ValidationError
 
 from .client import HonchoClient, HonchoRequestError
 from .config import HonchoConfig, session_id_for, stable_id
@@ -65,6 +65,17 @@ def _empty_memory(now: str) -> dict[str, Any]:
     return {"version": "1.0", "lastUpdated": now, "user": {}, "history": {}, "facts": []}
 
 
+def _one_line(invalid: ValidationError) -> ValueError:
+    """The config's own ``ValueError`` (it names the key), else pydantic's first problem;
+    never the input, which may hold the api key."""
+    first = invalid.errors()[0]
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, ValueError):
+        return cause
+    where = ".".join(str(part) for part in first["loc"]) or "backend_config"
+    return ValueError(f"Honcho backend: {where}: {first['msg']}")
+
+
 class HonchoMemoryManager(OffLoopMixin, MemoryManager):
     """A DeerFlow memory backend storing conversations in Honcho.
 
@@ -100,13 +111,17 @@ class HonchoMemoryManager(OffLoopMixin, MemoryManager):
         mode: Literal["middleware", "tool"] = "middleware",
         **host_hooks: Any,
     ) -> HonchoMemoryManager:
-        """Validate the config (no network call).
+        """Validate the config (no network call); a bad one is a one-line ``ValueError``
+        naming the key, not pydantic's report of the model that wraps it.
 
         Host hooks used: ``should_keep_hidden_message`` (which hidden messages
         to store anyway) and ``transport`` (an ``httpx`` transport, for tests).
         Any other hook is ignored.
         """
-        manager = cls(backend_config=backend_config, mode=mode)
+        try:
+            manager = cls(backend_config=backend_config, mode=mode)
+        except ValidationError as invalid:
+            raise _one_line(invalid) from None
         keep_hidden = host_hooks.get("should_keep_hidden_message")
         manager._keep_hidden = keep_hidden if callable(keep_hidden) else None
         manager._transport = host_hooks.get("transport")

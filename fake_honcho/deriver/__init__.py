@@ -33,8 +33,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
+from fake_honcho import scopes
 from fake_honcho.deriver import gate as gate_module
-from fake_honcho.deriver import queue
+from fake_honcho.deriver import queue, scope_jobs
 from fake_honcho.deriver.conclusions import Conclusions
 from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker
@@ -121,6 +122,42 @@ class Deriver:
         shared = {"workspace_id": workspace_id, "session_id": None, "session_uid": None}
         with self.store.lock:
             self._submit(shared, queue.dream_columns(observer, observed, dream_type, rebuild), {})
+        self._after_enqueue()
+
+    def schedule_scope_task(
+        self, task_type: str, workspace_id: str, scope_peer: str, session_id: str
+    ) -> None:
+        """Queue a scope backfill or removal for one session (call under ``store.lock``).
+
+        As on the server, one already waiting for the same scope and session covers it,
+        and a backfill's status turns ``pending`` as it is queued.
+        """
+        waiting = any(
+            unit["task_type"] == task_type
+            and unit["workspace_id"] == workspace_id
+            and unit["observer"] == scope_peer
+            and unit["session_id"] == session_id
+            for unit in self._queue.queued()
+        )
+        if waiting:
+            return
+        if task_type == "scope_backfill":
+            entry = scope_jobs.status_entry("pending", self.clock)
+            scopes.set_status(self.store, workspace_id, scope_peer, session_id, entry)
+        session = self.store.get("sessions", (workspace_id, session_id)) or {}
+        shared = {
+            "workspace_id": workspace_id,
+            "session_id": session_id,
+            "session_uid": session.get("_internal_id"),
+        }
+        columns: queue.Columns = {
+            "task_type": [task_type],
+            "message_id": [None],
+            "observer": [scope_peer],
+            "observed": [None],
+            "seq": [None],
+        }
+        self._submit(shared, columns, {})
         self._after_enqueue()
 
     def status(
@@ -214,8 +251,14 @@ class Deriver:
                 self._claimed = None  # the claimed work unit is done
                 return self._claim(flush=flush)
             with self._queue.running(unit):
-                error = self._run(unit)
+                error, dreams = self._run(unit)
             self._queue.complete(unit, error)
+            for dream in dreams:  # queued behind everything, as the server enqueues them
+                columns = queue.dream_columns(
+                    dream.observer, dream.observed, dream.dream_type, dream.rebuild
+                )
+                shared = {"workspace_id": unit["workspace_id"], "session_id": None}
+                self._submit({**shared, "session_uid": None}, columns, {})
         return True
 
     def _claim(self, *, flush: bool) -> bool:
@@ -235,14 +278,26 @@ class Deriver:
         elif self._thread is not None:
             self._wake.set()
 
-    def _run(self, unit: Row) -> str | None:
-        """Do the unit's work; a failure is logged and returned, kept as Honcho's ``error``."""
+    def _run(self, unit: Row) -> tuple[str | None, list[scope_jobs.Dream]]:
+        """Do the unit's work; a failure is logged and returned, kept as Honcho's ``error``.
+
+        Also returns the dreams a scope job asks for.
+        """
         try:
+            if unit["task_type"] == "scope_backfill":
+                return None, scope_jobs.backfill(self.store, self.conclusions, unit, self.clock)
+            if unit["task_type"] == "scope_removal":
+                return None, scope_jobs.removal(self.store, self.conclusions, unit)
             self._worker.run(unit)
         except Exception as error:
             logger.exception("deriver unit %s (%s) failed", unit["id"], unit["task_type"])
-            return f"{type(error).__name__}: {error}"
-        return None
+            if unit["task_type"] == "scope_backfill":
+                entry = scope_jobs.status_entry("failed", self.clock)
+                scopes.set_status(
+                    self.store, unit["workspace_id"], unit["observer"], unit["session_id"], entry
+                )
+            return f"{type(error).__name__}: {error}", []
+        return None, []
 
     def _drain_forever(self) -> None:
         poll = GATED_POLL_SECONDS if self._holding is not None else None

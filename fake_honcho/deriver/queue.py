@@ -53,6 +53,9 @@ UNIT_COLUMNS = ("task_type", "message_id", "observer", "observed", "seq")
 #: Extra per-unit columns of a dream batch.
 DREAM_COLUMNS = ("dream_type", "rebuild")
 
+#: Work queue status leaves out (scope backfill and removal).
+INTERNAL_TASKS = frozenset({"scope_backfill", "scope_removal"})
+
 Columns = dict[str, list[Any]]
 #: What status filters and groups a unit by: (session_id, session_uid, observer, observed).
 Tally = tuple[str | None, str | None, str | None, str | None]
@@ -445,6 +448,8 @@ def status_tallies(
     units = len(task_types)
     counts: dict[Tally, int] = {}
     for index in range(start, units if stop is None else stop):
+        if task_types[index] in INTERNAL_TASKS:
+            continue  # the server's status counts only representation, summary and dream
         if task_types[index] != "representation":
             tally = (session, session_uid, observers[index], observed[index])
         else:

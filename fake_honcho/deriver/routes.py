@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from fake_honcho import scopes
 from fake_honcho.deriver import cards, chat, summaries
 from fake_honcho.deriver.conclusions import NewConclusion, public, recency_key
 from fake_honcho.deriver.context import MAX_TOKENS, charge, fit
@@ -25,6 +26,7 @@ from fake_honcho.deriver.representation import (
     select,
 )
 from fake_honcho.deriver.response_format import check_response_format
+from fake_honcho.deriver.scoped import context_scope, refuse_scope_positions, scoped_recall
 from fake_honcho.endpoint import (
     fake_of,
     no_content,
@@ -70,10 +72,19 @@ async def queue_status(request: Request) -> Response:
 async def schedule_dream(request: Request) -> Response:
     body = await read_body(request, "ScheduleDreamRequest")
     observer = body["observer"]
-    fake_of(request).deriver.schedule_dream(
+    fake = fake_of(request)
+    observed = body.get("observed") or observer
+    with fake.store.lock:
+        scopes.reject_scope_observed(
+            fake,
+            request.path_params["workspace_id"],
+            [observed],
+            f"{scopes.NO_REPRESENTATION} the observed peer of a dream.",
+        )
+    fake.deriver.schedule_dream(
         request.path_params["workspace_id"],
         observer,
-        body.get("observed") or observer,
+        observed,
         body["dream_type"],
         rebuild=bool(body.get("rebuild")),
     )
@@ -89,6 +100,12 @@ async def create_conclusions(request: Request) -> Response:
     raw = await read_body(request, "ConclusionBatchCreate")  # or "observations"
     created: list[Row] = []
     with fake.store.lock:
+        scopes.reject_scope_observed(
+            fake,
+            workspace_id,
+            [item["observed_id"] for item in raw["conclusions"]],
+            "No conclusion is ever formed about a scope.",
+        )
         for item in raw["conclusions"]:
             for peer_id in (item["observer_id"], item["observed_id"]):
                 get_peer(fake, workspace_id, peer_id)
@@ -169,17 +186,21 @@ async def representation(request: Request) -> Response:
     fake = fake_of(request)
     body = await read_body(request, "PeerRepresentationGet")
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
+    refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "representation")
+    sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    recall = scoped_recall(fake, request, workspace_id, peer_id, body)
     selection = Selection(
         max_conclusions=body.get("max_conclusions") or 25,
         search_query=body.get("search_query"),
         search_top_k=body.get("search_top_k"),
         search_max_distance=body.get("search_max_distance"),
         include_most_frequent=bool(body.get("include_most_frequent")),
-        sessions=_allowlist(body.get("session_id"), body.get("filters")),
+        sessions=recall.sessions if recall else sessions,
     )
     target = body.get("target") or peer_id
+    observer = recall.observer if recall else peer_id
     with fake.store.lock:
-        rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+        rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
     text = render_markdown(select(rows, selection))
     return respond(request, {"representation": text}, schema="RepresentationResponse")
 
@@ -201,6 +222,9 @@ async def set_card(request: Request) -> Response:
     body = await read_body(request, "PeerCardSet")
     card = [strip_nul(line) for line in body["peer_card"]]
     with fake.store.lock:
+        scopes.reject_scope_observed(
+            fake, workspace_id, [target], "No peer card is ever formed about a scope."
+        )
         ensure_peers(fake, workspace_id, [peer_id, target])
         cards.write(fake.store, workspace_id, peer_id, target, card)
     return respond(request, {"peer_card": card}, schema="PeerCardResponse")
@@ -212,6 +236,12 @@ async def peer_context(request: Request) -> Response:
     target = query_str(request, "target") or peer_id
     selection = _query_selection(request, include_most_frequent_default=True)
     with fake.store.lock:
+        scopes.reject_scope_observed(
+            fake,
+            workspace_id,
+            [peer_id, target],
+            "Use the `scope` option on the read routes instead.",
+        )
         get_peer(fake, workspace_id, peer_id)
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
         card = cards.read(fake.store, workspace_id, peer_id, target)
@@ -242,6 +272,9 @@ async def session_context(request: Request) -> Response:
     selection = _query_selection(request, include_most_frequent_default=False)
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
+    scope_observer = context_scope(
+        fake, request, workspace_id, peer_target=peer_target, peer_perspective=peer_perspective
+    )
     listed = request.query_params.getlist("sessions")
     if listed and limit_to_session:
         raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
@@ -252,7 +285,7 @@ async def session_context(request: Request) -> Response:
         card: list[str] | None = None
         budget = tokens
         if peer_target:
-            observer = peer_perspective or peer_target
+            observer = scope_observer or peer_perspective or peer_target
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
@@ -300,23 +333,35 @@ async def peer_chat(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     body = await read_body(request, "DialecticOptions")
+    refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "chat")
+    recall = scoped_recall(fake, request, workspace_id, peer_id, body)
     sessions = _allowlist(body.get("session_id"), body.get("filters"))
     if body.get("response_format") is not None:
         check_response_format(body["response_format"])
     target = body.get("target") or peer_id
+    observer = peer_id
+    if recall is not None:
+        observer, sessions = recall.observer, recall.sessions
     with fake.store.lock:
+        heard = (  # the sessions messages are recalled from; one scope: its own
+            set(sessions)
+            if sessions is not None
+            else set(scopes.sessions_of(fake.store, workspace_id, observer))
+            if recall is not None
+            else None
+        )
         ensure_peers(fake, workspace_id, [peer_id])
         missing = _chat_preflight(fake, workspace_id, target, body.get("session_id"))
         if missing is not None:
             if body.get("stream"):
                 return StreamingResponse(iter(()), media_type="text/event-stream")
             raise missing
-        rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
+        rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
         index = message_index(fake.store)
         said = [
             message
             for message in index.rows(index.peer_ids(workspace_id, target))
-            if sessions is None or message["session_id"] in sessions
+            if heard is None or message["session_id"] in heard
         ]
     if sessions is not None:
         rows = [row for row in rows if row.get("session_id") in sessions]

@@ -14,6 +14,7 @@ from typing import Any
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 
@@ -678,6 +679,7 @@ SCRIPTS: tuple[Script, ...] = (
     CHAT,
     NUMERIC_FILTERS,
     SERVER_BUGS,
+    *SCOPE_SCRIPTS,
 )
 
 

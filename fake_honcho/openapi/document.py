@@ -184,11 +184,18 @@ class _Builder:
 
         The fake's response schemas refuse unknown keys so strict mode catches a fake
         that answers too much; a client must not assume a server never adds a field.
+        A reference to a plain value (a file of ours that is neither an object nor an
+        enum, such as a constrained string) is written in place, as pydantic writes
+        such types: only models and enums are components.
         """
         if isinstance(schema, list):
             return [self._rewrite(item) for item in schema]
         if not isinstance(schema, dict):
             return schema
+        target = self._plain_target(schema.get("$ref"))
+        if target is not None:
+            siblings = {key: value for key, value in schema.items() if key != "$ref"}
+            return {**self._rewrite(target), **self._rewrite(siblings)}
         rewritten: dict[str, Any] = {}
         for key, value in schema.items():
             if key == "additionalProperties" and value is False:
@@ -199,6 +206,15 @@ class _Builder:
             else:
                 rewritten[key] = self._rewrite(value)
         return rewritten
+
+    def _plain_target(self, ref: Any) -> dict[str, Any] | None:
+        """The schema ``ref`` names when it is a plain value (without title), else None."""
+        if not isinstance(ref, str):
+            return None
+        document = self.schemas.documents.get(ref.removeprefix(BASE_URI).removesuffix(".json"))
+        if document is None or document.get("type") == "object" or "enum" in document:
+            return None
+        return {k: v for k, v in document.items() if k not in ("$schema", "$id", "title")}
 
     def components(self) -> dict[str, Any]:
         while self._pending:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from fake_honcho import scopes
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.filters import MESSAGE, Predicate, compile_filter
 from fake_honcho.grouping import PEER_SESSIONS, grouped
@@ -19,12 +20,21 @@ if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
 
-async def run_search(request: Request, scope: dict[str, str]) -> Response:
-    """Shared by workspace, session and peer search: ``scope`` keys override ``filters``."""
+async def run_search(
+    request: Request, scope: dict[str, str], schema: str = "MessageSearchOptions"
+) -> Response:
+    """Shared by workspace, session and peer search: ``scope`` keys override ``filters``.
+
+    A body's ``scope`` (3.1 workspace search) confines the search to that scope's sessions.
+    """
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
-    body = await read_body(request, "MessageSearchOptions")
+    body = await read_body(request, schema)
     filters = body.get("filters")
+    if body.get("scope") is not None:
+        filters = scopes.search_filters(fake, ws, body["scope"], filters)
+        if filters is None:  # a scope without sessions matches nothing
+            return respond(request, [], schema="Message", many=True)
     predicate = _predicate(fake, ws, scope, filters) if filters else None
     query = strip_nul(body["query"])
     rows = search_index(fake.store).search(

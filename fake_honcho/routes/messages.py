@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from fake_honcho import scopes
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import (
     HonchoError,
@@ -111,6 +112,7 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         session = fake.store.get("sessions", (ws, sid))
         if session is not None and not session["is_active"]:
             raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        scopes.reject_scopes(fake, ws, authors, "Scope peers cannot author messages.")
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }

@@ -9,10 +9,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.endpoint import fake_of, public, read_body, respond
+from fake_honcho.errors import HonchoError
 from fake_honcho.filters import PEER, SESSION, compile_filter
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
-from fake_honcho.resources import check_name, ensure_workspace, new_peer
+from fake_honcho.resources import (
+    check_name,
+    ensure_workspace,
+    is_scope,
+    new_peer,
+    reject_reserved_new,
+)
 from fake_honcho.routes._search import run_search
 
 if TYPE_CHECKING:
@@ -40,8 +47,14 @@ async def update(request: Request) -> Response:
     body = await read_body(request, "PeerUpdate")
     metadata = body.get("metadata")
     with fake.store.lock:
-        if fake.store.get("peers", (ws, pid)) is None:
+        existing = fake.store.get("peers", (ws, pid))
+        if existing is None:
+            reject_reserved_new(fake, ws, [pid])
             check_name(pid)
+        elif is_scope(existing):
+            raise HonchoError(
+                422, f"Peer '{pid}' is a scope. Use the scopes routes to manage scopes."
+            )
         row, _ = _upsert(fake, ws, pid, metadata, body.get("configuration"))
     return respond(request, public(row), schema="Peer")
 
@@ -72,11 +85,13 @@ async def list_peers(request: Request) -> Response:
     params = page_params(request)
     body = await read_body(request, "PeerGet", required=False) or {}
     predicate = compile_filter(body.get("filters"), PEER)
+    kind = body.get("kind")  # 3.1: scopes are listed only when asked for
     with fake.store.lock:
         rows = [
             row
             for row in grouped(fake.store, WORKSPACE_PEERS, ws).values()
-            if predicate is None or predicate(row)
+            if (kind == "all" or is_scope(row) == (kind == "scope"))
+            and (predicate is None or predicate(row))
         ]
     return respond(request, page_of(rows, params), schema="Page_Peer_")
 

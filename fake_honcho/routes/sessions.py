@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from fake_honcho import scopes
 from fake_honcho.endpoint import (
     fake_of,
     no_content,
@@ -28,11 +29,13 @@ from fake_honcho.resources import (
     ensure_session,
     ensure_workspace,
     get_active_session,
+    is_scope,
     new_session,
     now,
     observers_error,
     peer_create_error,
     plan_members,
+    reject_reserved_new,
     remove_members,
     session_not_found,
     session_peer_config,
@@ -60,7 +63,12 @@ async def get_or_create(request: Request) -> Response:
     metadata = body.get("metadata")
     peers: dict[str, Any] = body.get("peers") or {}
     configuration = body.get("configuration")
+    wanted_scopes: list[str] = body.get("scopes") or []
+    if wanted_scopes and scopes.narrow_key(request):
+        raise HonchoError(401, "Scope membership requires a workspace-level key")
     with fake.store.lock:
+        scopes.reject_scopes(fake, ws, peers, scopes.MEMBERSHIP_HERE)
+        reject_reserved_new(fake, ws, peers)
         row = fake.store.get("sessions", (ws, sid))
         created = row is None
         if row is None:
@@ -78,6 +86,10 @@ async def get_or_create(request: Request) -> Response:
             if peers:
                 add_members(fake, ws, sid, peers)
             row = _apply_update(fake, ws, sid, row, metadata, configuration)
+        if wanted_scopes:
+            joined, _ = scopes.get_or_create(fake, ws, dict.fromkeys(wanted_scopes))
+            for scope in joined:
+                scopes.join(fake, ws, scope["id"], [sid])
     return respond(request, public(row), status=201 if created else 200, schema="Session")
 
 
@@ -198,6 +210,8 @@ async def add_peers(request: Request) -> Response:
     if peer_create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
         raise HonchoError(404, "Session not found")
     with fake.store.lock:
+        scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
+        reject_reserved_new(fake, ws, body)
         existing = fake.store.get("sessions", (ws, sid))
         if existing is None:
             plan_members(fake, ws, sid, body)
@@ -215,10 +229,16 @@ async def set_peers(request: Request) -> Response:
     ws, sid = _ids(request)
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
+        scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
         row = get_active_session(fake, ws, sid)
+        reject_reserved_new(fake, ws, body)
         _check_peer_names(body, 404, "Failed to set peers for session")
         current = session_members(fake.store, ws, sid)
-        leaving = [m["peer_id"] for m in current if m["peer_id"] not in body]
+        leaving = [  # a scope's membership is the scopes routes' to end
+            m["peer_id"]
+            for m in current
+            if m["peer_id"] not in body and not scopes.is_scope_peer(fake.store, ws, m["peer_id"])
+        ]
         add_members(fake, ws, sid, body, replace_config=True, leaving=leaving)
     return respond(request, public(row), schema="Session")
 
@@ -228,6 +248,7 @@ async def remove_peers(request: Request) -> Response:
     ws, sid = _ids(request)
     body = await read_body(request, "PeerIdList")
     with fake.store.lock:
+        scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
         row = get_active_session(fake, ws, sid)
         remove_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")
@@ -243,6 +264,7 @@ async def list_peers(request: Request) -> Response:
             peer
             for member in session_members(fake.store, ws, sid)
             if (peer := fake.store.get("peers", (ws, member["peer_id"]))) is not None
+            and not is_scope(peer)
         ]
     return respond(request, page_of(rows, params), schema="Page_Peer_")
 
@@ -252,6 +274,7 @@ async def get_peer_config(request: Request) -> Response:
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
     with fake.store.lock:
+        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
         member = fake.store.get("session_peers", (ws, sid, pid))
         if member is None:
             raise HonchoError(
@@ -270,6 +293,7 @@ async def set_peer_config(request: Request) -> Response:
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
         get_active_session(fake, ws, sid)
+        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
         if peer_create_error([pid]) is not None:
             raise HonchoError(404, "Session not found")
         if fake.store.get("peers", (ws, pid)) is None:

@@ -15,6 +15,7 @@ from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import clean_configuration, ensure_workspace, get_workspace
 from fake_honcho.routes._search import run_search
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"
 
@@ -98,7 +99,14 @@ def _belongs_to(ws: str, collection: str, key: Any, row: Row) -> bool:
 
 
 async def search(request: Request) -> Response:
-    return await run_search(request, scope={})
+    fake = fake_of(request)
+    # 3.1 reads a body with `scope` (WorkspaceMessageSearchOptions)
+    schema = (
+        "WorkspaceMessageSearchOptions"
+        if fake.version.speaks(Feature.SCOPES)
+        else "MessageSearchOptions"
+    )
+    return await run_search(request, scope={}, schema=schema)
 
 
 routes = [

@@ -7,7 +7,11 @@ produces (``fake_honcho.standin.replies`` says how). ``fake-honcho-llm`` serves 
 ``StandIn().serve()`` runs it in a thread for tests.
 """
 
-from fake_honcho.standin.server import StandIn
+from fake_honcho._extras import FAKE, require
+
+require("fake_honcho.standin", "fake", FAKE)
+
+from fake_honcho.standin.server import StandIn  # noqa: E402 (after the extra's check)
 
 __all__ = ["StandIn", "honcho_environment"]
 

@@ -11,7 +11,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from fake_honcho.cli import LOG_LEVELS, run_until_signalled
+from fake_honcho._version import version_line
+from fake_honcho.cli import LOG_LEVELS, listen_problem, run_until_signalled
 from fake_honcho.server import bind, make_server, url_of
 from fake_honcho.standin import StandIn, honcho_environment
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve a deterministic, offline OpenAI-compatible LLM that lets a real "
         "Honcho derive (conclusions, summaries, dreams, chat) without keys.",
     )
+    parser.add_argument("--version", action="version", version=version_line(PROG))
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
         "--port", type=int, default=8100, help="port to bind; 0 picks a free one (%(default)s)"
@@ -47,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sock = bind(args.host, args.port)
     except OSError as problem:
         standin.close()
-        return _error(f"cannot listen on {args.host}:{args.port}: {problem}")
+        return _error(listen_problem(args.host, args.port, problem))
     with sock:
         base_url = f"{url_of(sock)}/v1"
         print(base_url)

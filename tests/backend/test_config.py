@@ -47,11 +47,58 @@ def test_parses_knobs_and_ignores_unknown_keys(caplog: pytest.LogCaptureFixture)
     assert "surprise" in caplog.text and "value-not-logged" not in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("given", "warning"),
+    [
+        (
+            {"base_ur": "http://x"},
+            "ignoring unknown backend_config key `base_ur` (did you mean `base_url`?)",
+        ),
+        (
+            {"apikey_env": "K"},
+            "ignoring unknown backend_config key `apikey_env` (did you mean `api_key_env`?)",
+        ),
+        ({"zzz": 1}, "ignoring unknown backend_config key `zzz`"),
+        (
+            {"failure_policy": {"raed": "fail_open"}},
+            "ignoring unknown failure_policy key `raed` (did you mean `read`?)",
+        ),
+    ],
+)
+def test_an_unknown_key_warns_naming_the_nearest_known_one(
+    caplog: pytest.LogCaptureFixture, given: dict[str, object], warning: str
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="honcho_backend"):
+        parse(**given)  # upstream DeerFlow accepts unknown keys: a warning, never a refusal
+    assert [r.getMessage() for r in caplog.records] == [f"Honcho backend: {warning}"]
+
+
 def test_http_with_api_key_requires_opt_in() -> None:
     with pytest.raises(ValueError, match="allow_insecure_http"):
         parse(base_url="http://honcho.local", api_key="sk-h")
     cfg = parse(base_url="http://honcho.local", api_key="sk-h", allow_insecure_http=True)
     assert cfg.api_key == "sk-h"
+
+
+def test_from_config_errors_are_one_line_value_errors_naming_the_key() -> None:
+    cases = {
+        "refusing to send api_key over plain http": {
+            "base_url": "http://honcho.local",
+            "api_key": "sk-secret-9",
+        },
+        "timeout_seconds must be a number": {"timeout_seconds": "soon"},
+        "failure_policy.read must be fail_open or fail_closed": {
+            "failure_policy": {"read": "maybe"}
+        },
+        "backend_config: Input should be a valid dictionary": "not a mapping",
+    }
+    for text, config in cases.items():
+        with pytest.raises(ValueError) as raised:
+            HonchoMemoryManager.from_config(config)  # type: ignore[arg-type]
+        message = str(raised.value)
+        assert type(raised.value) is ValueError and "\n" not in message, message
+        assert text in message and "sk-secret-9" not in message
+        assert raised.value.__cause__ is None and raised.value.__suppress_context__
 
 
 def test_http_without_api_key_is_fine() -> None:

@@ -87,19 +87,26 @@ def test_a_corrupt_state_file_stops_start_up_naming_file_and_line(tmp_path: Path
     assert state.read_bytes() == before
 
 
-def test_a_busy_port_is_a_clear_error() -> None:
+def test_a_busy_port_is_one_line_naming_the_way_out_and_leaves_no_state_file(
+    tmp_path: Path,
+) -> None:
+    state = tmp_path / "honcho.jsonl"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "fake_honcho", "--port", str(port)],
+            [sys.executable, "-m", "fake_honcho", "--port", str(port), "--state-file", str(state)],
             capture_output=True,
             text=True,
             timeout=STARTUP_TIMEOUT,
         )
     assert result.returncode == 1
-    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"fake-honcho: error: cannot listen on 127.0.0.1:{port}: the port is in use; "
+        "pick another with --port N, or --port 0 for a free one"
+    ]
+    assert list(tmp_path.iterdir()) == []  # neither the state file nor its lock
 
 
 def test_defaults_and_options_parse_into_the_fake(monkeypatch: pytest.MonkeyPatch) -> None:

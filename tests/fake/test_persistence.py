@@ -244,6 +244,25 @@ def test_an_unreadable_path_is_a_clear_error(tmp_path: Path) -> None:
         StateFile(missing / "state.jsonl", Store())
 
 
+def test_a_start_that_fails_removes_the_file_it_created_but_never_an_existing_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("disk went away")
+
+    monkeypatch.setattr(store, "subscribe", refuse)
+    with pytest.raises(OSError, match="disk went away"):
+        StateFile(tmp_path / "new.jsonl", store)
+    assert list(tmp_path.iterdir()) == []
+    existing = tmp_path / "kept.jsonl"
+    existing.write_text(HEADER + WS_A + "\n")
+    with pytest.raises(OSError, match="disk went away"):
+        StateFile(existing, store)
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.jsonl"]
+
+
 def test_a_missing_or_empty_file_starts_empty(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")

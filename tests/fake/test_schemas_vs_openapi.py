@@ -1,4 +1,5 @@
-"""``schemas/`` held against the official Honcho 3.0.12 OpenAPI document.
+"""``schemas/`` held against the OpenAPI document a real Honcho 3.0.12 publishes
+(recorded in ``tests/fidelity/openapi``).
 
 For every schema we ship that names an OpenAPI component, and for the request and
 response bodies of every route this package serves, the property names, required
@@ -10,7 +11,6 @@ fake itself) are not compared.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,22 +21,16 @@ from starlette.routing import Match
 from fake_honcho import FakeHoncho
 from fake_honcho.schemas import BASE_URI, SchemaSet
 
-REPO = Path(__file__).resolve().parents[2]
+# The OpenAPI document a real Honcho publishes, recorded (tests/fidelity/openapi/record.py).
+RECORDED = Path(__file__).resolve().parents[1] / "fidelity" / "openapi"
+
 LIMITS = ("minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems")
-
-
-def _openapi_path() -> Path:
-    override = os.environ.get("HONCHO_OPENAPI")
-    return Path(override) if override else REPO.parent / "shared" / "honcho-openapi-3.0.12.json"
 
 
 @pytest.fixture(scope="module")
 def openapi() -> dict[str, Any]:
-    path = _openapi_path()
-    if not path.is_file():
-        pytest.skip(f"official OpenAPI document not found at {path} (set HONCHO_OPENAPI)")
-    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return document
+    document: dict[str, Any] = json.loads((RECORDED / "3.0.12.json").read_text("utf-8"))
+    return document  # recorded from a real Honcho 3.0.12 (tests/fidelity/openapi)
 
 
 @pytest.fixture(scope="module")

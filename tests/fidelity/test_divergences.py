@@ -10,7 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from contract_tests import api_contract, memory_contract
+from contract_tests import (
+    api_contract,
+    memory_contract,
+    probe,  # imported before pytester snapshots sys.modules
+)
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import (
@@ -114,7 +118,7 @@ def test_suites_skip_declared_tests_on_a_real_server(
 ) -> None:
     """Against a server given by ``--honcho-url`` a declared test is skipped, naming its entry
     (a served fake stands in for the real server, made not to say what it is)."""
-    monkeypatch.setattr("contract_tests.probe.served_fake", lambda target: None)
+    monkeypatch.setattr(probe, "served_fake", lambda target: None)
     pytester.makepyfile(INNER_SUITE)
     with FakeHoncho() as fake, fake.serve() as url:
         result = pytester.runpytest_inprocess(

@@ -170,22 +170,59 @@ def _differences(ours: Any, theirs: Any, where: str = "") -> Iterator[str]:
         yield f"{where}: fake {json.dumps(ours)[:120]} != real {json.dumps(theirs)[:120]}"
 
 
+def _under(difference: str, pointer: str) -> bool:
+    """Whether a difference (``"<pointer>: ..."``) is at or below ``pointer``."""
+    return difference.startswith((f"{pointer}:", f"{pointer}/"))
+
+
 def _recorded(version: str) -> dict[str, Any]:
     recorded: dict[str, Any] = json.loads((RECORDED / f"{version}.json").read_text("utf-8"))
     return recorded
 
 
+WORKSPACE_CHAT = "workspace chat (Feature.WORKSPACE_CHAT) is not served yet"
+# What a version's real document has that the fake does not serve yet, by JSON pointer
+# prefix. Any other difference fails; an entry that no longer differs fails as stale.
+PENDING: dict[str, dict[str, str]] = {
+    "3.1": {
+        "/paths//v3/workspaces/{workspace_id}/chat": WORKSPACE_CHAT,
+        "/components/schemas/WorkspaceChatOptions": WORKSPACE_CHAT,
+    },
+    "3.2": {
+        "/paths//v3/workspaces/{workspace_id}/chat": WORKSPACE_CHAT,
+        "/components/schemas/WorkspaceChatOptions": WORKSPACE_CHAT,
+        "/paths//v3/workspaces/{workspace_id}/conclusions/{conclusion_id}/get": (
+            "GET one conclusion (Feature.CONCLUSION_GET) is not served yet"
+        ),
+        "/components/schemas/Conclusion/properties/source_ids": (
+            "conclusion attribution (Feature.CONCLUSION_ATTRIBUTION) is not built yet"
+        ),
+        "/components/schemas/Conclusion/properties/times_derived": (
+            "conclusion attribution (Feature.CONCLUSION_ATTRIBUTION) is not built yet"
+        ),
+    },
+}
+
+
 @pytest.mark.parametrize("version", sorted(p.stem for p in RECORDED.glob("*.json")))
 def test_the_document_has_the_real_servers_structure(version: str) -> None:
     """Same paths, methods, parameters, bodies, answers, status codes and components as the
-    real document of that version; only descriptions, summaries and titles are our own."""
+    real document of that version; only descriptions, summaries and titles are our own.
+    (``info.version`` is not compared: the 3.1 and 3.2 servers, built from Honcho's main
+    branch, still call themselves 3.0.12.)"""
     with FakeHoncho(version=version) as fake:
         ours = trimmed(document_for(fake))
-    theirs = {key: value for key, value in _recorded(version).items() if not key.startswith("x-")}
-    unserved = sorted(_operations(theirs) - _operations(ours))
-    if unserved:
-        pytest.skip(f"the fake does not serve these routes of {version} yet: {unserved}")
-    assert list(_differences(_canonical(ours), _canonical(theirs))) == []
+    theirs = _recorded(version)
+    found = list(
+        _differences(
+            _canonical({key: ours[key] for key in ("openapi", "paths", "components")}),
+            _canonical({key: theirs[key] for key in ("openapi", "paths", "components")}),
+        )
+    )
+    pending = PENDING.get(version, {})
+    assert [d for d in found if not any(_under(d, p) for p in pending)] == []
+    stale = [p for p in pending if not any(_under(d, p) for d in found)]
+    assert stale == [], f"served now: remove from PENDING[{version!r}]"
 
 
 def test_pages_answer_without_a_key(client: httpx.Client) -> None:

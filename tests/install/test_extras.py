@@ -185,6 +185,40 @@ def test_every_lazily_exported_name_resolves() -> None:
         _ = contract_tests.nope
 
 
+def test_a_missing_fake_extra_is_one_import_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import fake_honcho
+
+    monkeypatch.setitem(sys.modules, "starlette", None)
+    with pytest.raises(ImportError) as raised:
+        from fake_honcho import FakeHoncho  # noqa: F401
+    assert str(raised.value) == (
+        "fake_honcho needs the 'fake' extra (missing starlette): "
+        "pip install 'honcho-contract-kit[fake]'"
+    )
+    with pytest.raises(ImportError, match="needs the 'fake' extra"):
+        _ = fake_honcho.FakeHoncho
+
+
+def test_a_missing_contract_extra_is_one_import_error_naming_it(tmp_path: Path) -> None:
+    """Outside pytest (a script using FakeControl), without pytest or without syrupy."""
+    cases = {
+        "pytest": "from contract_tests.control import FakeControl",
+        "syrupy": "from contract_tests import HonchoAPIContract",
+    }
+    for absent, statement in cases.items():
+        probe = f"import sys\nsys.modules[{absent!r}] = None\n{statement}\n"
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True
+        )
+        assert done.returncode == 1
+        assert done.stderr.splitlines()[-1] == (
+            f"ImportError: contract_tests needs the 'contract' extra (missing {absent}): "
+            "pip install 'honcho-contract-kit[contract]'"
+        )
+
+
 def test_the_drift_report_needs_only_the_fake_extra() -> None:
     """``fake-honcho compare`` is the fake's own tool: it never imports the contract kit,
     pytest or syrupy (which only the ``contract`` extra installs)."""

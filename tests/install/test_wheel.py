@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -132,3 +133,52 @@ def test_a_host_pytest_runs_with_the_plugin_disabled(installed: Installed, tmp_p
     notes = [line for line in done.stdout.splitlines() if "honcho_contract" in line]
     assert len(notes) == 1 and "'contract' extra is not installed" in notes[0]
     assert "1 passed" in done.stdout
+
+
+def test_the_parts_a_core_install_lacks_say_which_extra_in_one_line(installed: Installed) -> None:
+    for statement, extra in (
+        ("from fake_honcho import FakeHoncho", "fake"),
+        ("from contract_tests import MemoryManagerContract", "contract"),
+    ):
+        done = _run(installed.python, "-c", statement)
+        assert done.returncode == 1
+        last = done.stderr.splitlines()[-1]
+        assert last.startswith("ImportError: ") and f"needs the '{extra}' extra" in last, last
+        assert f"pip install 'honcho-contract-kit[{extra}]'" in last
+    version = _ok(_run(installed.bin / "fake-honcho", "--version"))
+    assert version.startswith("fake-honcho (honcho-contract-kit) ")
+
+
+@pytest.fixture(scope="module")
+def served_from_wheel(
+    installed: Installed, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Installed]:
+    """The wheel with its ``fake`` extra in a fresh venv: what ``pipx install
+    'honcho-contract-kit[fake]'`` (docs/reference.md) gives a user of any language."""
+    root = tmp_path_factory.mktemp("fake-extra")
+    venv.EnvBuilder(with_pip=False).create(root / "venv")
+    bin_dir = root / "venv" / "bin"
+    _pip_install(bin_dir / "python", f"{installed.wheel}[fake]")
+    yield Installed(installed.wheel, bin_dir / "python", bin_dir)
+
+
+def test_the_fake_extra_serves_and_brings_no_test_tooling(served_from_wheel: Installed) -> None:
+    present = _distributions(served_from_wheel.python)
+    assert {"starlette", "uvicorn", "honcho-contract-kit"} <= present
+    assert not present & (TOOLING - {"starlette", "uvicorn", "jsonschema", "python-multipart"})
+    assert not present & {"hypothesis", "schemathesis", "ruff", "mypy", "honcho-ai"}
+    process = subprocess.Popen(
+        [str(served_from_wheel.bin / "fake-honcho"), "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        assert httpx.get(f"{url}/health").json() == {"status": "ok"}
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert process.returncode == 0

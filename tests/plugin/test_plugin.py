@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from contract_tests import probe  # imported before pytester snapshots sys.modules
 from fake_honcho import FakeHoncho
 
 if TYPE_CHECKING:
@@ -122,6 +123,37 @@ def test_unreachable_url_is_one_early_usage_error(pytester: pytest.Pytester) -> 
 
 
 @pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "not-a-url",
+            "--honcho-url not-a-url is not an http(s) URL; give the server's root, "
+            "e.g. http://127.0.0.1:8000",
+        ),
+        (
+            "ftp://honcho.example",
+            "--honcho-url ftp://honcho.example is not an http(s) URL; give the server's root, "
+            "e.g. http://127.0.0.1:8000",
+        ),
+        (
+            "http://127.0.0.1:9/v3/",
+            "--honcho-url http://127.0.0.1:9/v3: drop the trailing /v3 (the kit adds it): "
+            "--honcho-url http://127.0.0.1:9",
+        ),
+    ],
+    ids=["no-scheme", "ftp", "v3-suffix"],
+)
+def test_a_malformed_url_is_one_usage_error_with_the_fix(
+    pytester: pytest.Pytester, url: str, expected: str
+) -> None:
+    pytester.makepyfile("def test_x(honcho_target): pass")
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "--honcho-url", url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
+    assert errors == [f"ERROR: {expected}"]
+
+
+@pytest.mark.parametrize(
     ("key", "expected"),
     [
         (None, "needs an api key (HTTP 401); pass --honcho-api-key KEY or set HONCHO_API_KEY"),
@@ -192,7 +224,7 @@ def test_url_targets_a_real_server_with_teardown_and_reaper(
     never printed, fake-only and LLM tests skip with a reason, each test's workspaces are
     deleted at teardown and the reaper removes what a test left outside its namespace. (The
     served fake stands in for a real server: it is made not to say what it is.)"""
-    monkeypatch.setattr("contract_tests.probe.served_fake", lambda target: None)
+    monkeypatch.setattr(probe, "served_fake", lambda target: None)
     monkeypatch.setenv("HONCHO_API_KEY", served_fake.api_key)
     pytester.makepyfile(test_probes=TARGET_PROBES)
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-rsP", "--honcho-url", served_fake.url)

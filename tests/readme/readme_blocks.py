@@ -1,27 +1,37 @@
-"""Run the README's code blocks, so the README cannot drift from the code.
+"""Run the code blocks of README.md and docs/*.md, so the documentation cannot drift from the code.
 
 How a block is run is written in an HTML comment on the last non-blank line before its
 fence (invisible on GitHub)::
 
     <!-- readme-test: run -->            run it (the default for ```python blocks)
-    <!-- readme-test: skip: REASON -->   do not run it; the reason is required
     <!-- readme-test: file PATH -->      write it to PATH (relative) for later blocks to use
+                                         (any language: a test, an env file...)
     <!-- readme-test: serve -->          start it in the background (a server)
+    <!-- readme-test: workflow -->       a GitHub Actions workflow: run its steps' ``run:``
+    <!-- readme-test: run needs hermes --> only where the thing is present (see NEEDS)
+    <!-- readme-test: skip: REASON -->   do not run it (the documentation itself uses none)
 
-Blocks run in order, per ``##`` section, in a fresh empty directory (add ``in checkout``
-to a directive to run that block in the repository root instead). Python blocks of one
-section share one namespace, so a block may use names an earlier one defined. Shell
-blocks (```bash, ```sh, ```console) run under ``bash -euo pipefail`` and need a
-directive; ```yaml, ```json and ```toml blocks are parsed; any other language needs
-``skip``.
+Blocks run in order, per ``##`` section of each file, in a fresh empty directory (add
+``in checkout`` to a directive to run that block in the repository root instead). Python
+blocks of one section share one namespace, so a block may use names an earlier one
+defined. Shell blocks (```bash, ```sh, ```console) run under ``bash -euo pipefail`` and
+need a directive; ```yaml, ```json and ```toml blocks are parsed; ```text blocks are
+output or diagrams and are not run; any other language needs a directive.
+
+``needs NAME`` (after the action, before ``in checkout``) says a block needs something a
+user may not have: DeerFlow, the Hermes agent or a real Honcho server (:data:`NEEDS`).
+Its whole section runs where that is present and is skipped, naming it, where it is not.
 
 A ``serve`` block's ``--port N`` becomes ``--port 0``; the first URL it prints is the
 server, and ``localhost:N`` / ``127.0.0.1:N`` in the section's later blocks are rewritten
-to it. Servers stop at the end of the section. ``pip install`` is stubbed in shell
-blocks: it checks the kit is installed in the test environment and installs nothing; the
-console scripts ``pyproject.toml`` declares (``fake-honcho``...) run this checkout's code.
-Nested ``pytest`` runs get ``PYTEST_ADDOPTS`` (:data:`LEAN_PYTEST`): no cache, and none of
-the hypothesis, schemathesis or anyio plugins.
+to it. Servers stop at the end of the section. A ``workflow`` block's steps run in order
+in the section's directory: ``uses:`` steps are left out (the checkout is that directory,
+Python is this one), ``env:`` is applied and ``$GITHUB_ENV`` works as on GitHub.
+``pip install`` and ``pipx`` are stubbed in shell blocks: they check the kit is installed
+in the test environment and install nothing (``pipx run --spec SPEC CMD ...`` runs CMD);
+the console scripts ``pyproject.toml`` declares (``fake-honcho``...) run this checkout's
+code. Nested ``pytest`` runs get ``PYTEST_ADDOPTS`` (:data:`LEAN_PYTEST`): no cache, and
+none of the hypothesis, schemathesis or anyio plugins.
 """
 
 from __future__ import annotations
@@ -30,24 +40,27 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import tomllib
-from collections.abc import Iterator
-from contextlib import chdir, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import chdir, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 DIRECTIVE = re.compile(r"^<!--\s*readme-test:\s*(?P<spec>.*?)\s*-->$")
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 SHELLS = frozenset({"bash", "sh", "shell", "console"})
 DATA = frozenset({"yaml", "yml", "json", "toml"})
+SHOWN = frozenset({"text"})
 URL = re.compile(r"https?://(?P<host>[\w.-]+):(?P<port>\d+)")
 SERVE_TIMEOUT = 30.0
 # Nested pytest runs write no cache into the checkout and skip plugins no README block uses
@@ -60,6 +73,40 @@ PIP_STUB = """#!/bin/sh
 if [ "$1" != install ]; then echo "readme-test: only 'pip install' is stubbed" >&2; exit 2; fi
 exec python -c "import importlib.metadata as m; m.version('honcho-contract-kit')"
 """
+PIPX_STUB = """#!/bin/sh
+# readme-test: pipx install/run of the kit, with the kit the test environment already has.
+python -c "import importlib.metadata as m; m.version('honcho-contract-kit')" || exit 1
+case "$1" in
+  install) exit 0 ;;
+  run) shift; [ "$1" = --spec ] && shift 2; exec "$@" ;;
+esac
+echo "readme-test: only 'pipx install' and 'pipx run' are stubbed" >&2; exit 2
+"""
+
+
+@dataclass(frozen=True)
+class Need:
+    """Something a block needs that a user may not have, and how to tell it is there."""
+
+    what: str
+    present: Callable[[], bool]
+    env: tuple[str, ...] = ()
+    """Variables passed through to the block (the test environment drops the rest)."""
+
+
+NEEDS: dict[str, Need] = {
+    "real-honcho": Need(
+        "a real Honcho server at $HONCHO_URL",
+        lambda: bool(os.environ.get("HONCHO_URL")),
+        ("HONCHO_URL", "HONCHO_API_KEY"),
+    ),
+    "deerflow": Need(
+        "a scratch DeerFlow checkout at $DEERFLOW_DIR, which the block changes (Python 3.12+, uv)",
+        lambda: Path(os.environ.get("DEERFLOW_DIR") or "/nonexistent").is_dir(),
+        ("DEERFLOW_DIR",),
+    ),
+    "hermes": Need("the Hermes agent (hermes on PATH)", lambda: shutil.which("hermes") is not None),
+}
 
 
 @dataclass(frozen=True)
@@ -71,50 +118,66 @@ class Block:
     lang: str
     code: str
     action: str
-    """``run``, ``skip``, ``file``, ``serve``, ``parse``, or ``invalid`` (no usable directive)."""
+    """``run``, ``skip``, ``file``, ``serve``, ``workflow``, ``parse``, ``show``, or
+    ``invalid`` (no usable directive)."""
     argument: str = ""
     """The reason of ``skip``, the path of ``file``, the problem of ``invalid``."""
     in_checkout: bool = False
+    needs: tuple[str, ...] = ()
+    document: str = "README.md"
 
     @property
     def where(self) -> str:
-        return f"README.md:{self.line} ({self.lang or 'no language'}, section {self.section!r})"
+        return (
+            f"{self.document}:{self.line} ({self.lang or 'no language'}, section {self.section!r})"
+        )
 
 
 class DirectiveError(ValueError):
     """A block without a usable directive; the message names the line."""
 
 
-def _plan(lang: str, spec: str | None, where: str) -> tuple[str, str, bool]:
-    """``(action, argument, in_checkout)`` for a block, from its directive or its language."""
+def _plan(lang: str, spec: str | None, where: str) -> tuple[str, str, bool, tuple[str, ...]]:
+    """``(action, argument, in_checkout, needs)`` for a block, from its directive or language."""
     if spec is None:
         if lang == "python":
-            return "run", "", False
+            return "run", "", False, ()
         if lang in DATA:
-            return "parse", "", False
+            return "parse", "", False, ()
+        if lang in SHOWN:
+            return "show", "", False, ()
         raise DirectiveError(
-            f"{where}: add <!-- readme-test: run --> (or serve, file PATH, skip: REASON) "
-            "on the line before the fence"
+            f"{where}: add <!-- readme-test: run --> (or serve, file PATH, workflow, "
+            "run needs NAME) on the line before the fence"
         )
     if spec.startswith("skip"):
         reason = spec.removeprefix("skip").lstrip(":").strip()
         if not reason:
             raise DirectiveError(f"{where}: 'skip' needs a reason: <!-- readme-test: skip: why -->")
-        return "skip", reason, False
+        return "skip", reason, False, ()
     words = spec.split()
     in_checkout = words[-2:] == ["in", "checkout"]
     if in_checkout:
         words = words[:-2]
+    needs: tuple[str, ...] = ()
+    if "needs" in words:
+        at = words.index("needs")
+        words, needs = words[:at], tuple(words[at + 1 :])
+        unknown = sorted(set(needs) - set(NEEDS)) or ([] if needs else ["(none)"])
+        if unknown:
+            raise DirectiveError(f"{where}: unknown need {unknown}; known: {sorted(NEEDS)}")
     if words == ["run"] and (lang == "python" or lang in SHELLS):
-        return "run", "", in_checkout
+        return "run", "", in_checkout, needs
     if words == ["serve"] and lang in SHELLS:
-        return "serve", "", in_checkout
+        return "serve", "", in_checkout, needs
+    if words == ["workflow"] and lang in ("yaml", "yml"):
+        return "workflow", "", in_checkout, needs
     if len(words) == 2 and words[0] == "file" and not Path(words[1]).is_absolute():
-        return "file", words[1], False
+        return "file", words[1], False, needs
     raise DirectiveError(f"{where}: cannot use directive {spec!r} on a {lang or 'plain'} block")
 
 
-def parse(text: str) -> list[Block]:
+def parse(text: str, document: str = "README.md") -> list[Block]:
     """Every fenced block of ``text`` with its plan; a block without a usable directive is
     ``invalid`` (its argument says why), so one bad block fails its tests, not collection."""
     blocks: list[Block] = []
@@ -138,24 +201,47 @@ def parse(text: str) -> list[Block]:
             end += 1
         directive = DIRECTIVE.match(last)
         lang = fence.group("lang")
-        where = f"README.md:{start} ({lang or 'no language'}, section {section!r})"
+        where = f"{document}:{start} ({lang or 'no language'}, section {section!r})"
         try:
-            action, argument, in_checkout = _plan(
+            action, argument, in_checkout, needs = _plan(
                 lang, directive.group("spec") if directive else None, where
             )
         except DirectiveError as problem:
-            action, argument, in_checkout = "invalid", str(problem), False
+            action, argument, in_checkout, needs = "invalid", str(problem), False, ()
         code = "\n".join(lines[start:end]) + "\n"
-        blocks.append(Block(start, section, lang, code, action, argument, in_checkout))
+        blocks.append(
+            Block(start, section, lang, code, action, argument, in_checkout, needs, document)
+        )
         last = ""
         index = end + 1
     return blocks
 
 
+def parse_documents(paths: list[Path] = DOCUMENTS) -> list[Block]:
+    """The blocks of every documentation file, each named by its path in the repository."""
+    return [
+        block
+        for path in paths
+        for block in parse(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    ]
+
+
+def absent_needs(blocks: list[Block]) -> list[str]:
+    """What the blocks need that is not here (each named once), in order."""
+    needed = dict.fromkeys(need for block in blocks for need in block.needs)
+    return [NEEDS[need].what for need in needed if not NEEDS[need].present()]
+
+
 def sections(blocks: list[Block]) -> dict[str, list[Block]]:
+    """Blocks grouped by ``file :: section`` (a README section is its name alone)."""
     grouped: dict[str, list[Block]] = {}
     for block in blocks:
-        grouped.setdefault(block.section, []).append(block)
+        key = (
+            block.section
+            if block.document == "README.md"
+            else f"{block.document} :: {block.section}"
+        )
+        grouped.setdefault(key, []).append(block)
     return grouped
 
 
@@ -187,6 +273,8 @@ class SectionRun:
     namespace: dict[str, Any] = field(default_factory=dict)
     servers: list[Server] = field(default_factory=list)
     rewrites: dict[str, str] = field(default_factory=dict)
+    groups: list[int] = field(default_factory=list)
+    """Process groups of shell blocks, for what they left running in the background."""
 
     def code(self, block: Block) -> str:
         code = block.code
@@ -205,36 +293,75 @@ class SectionRun:
         elif block.action == "file":
             path = self.workdir / block.argument
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(block.code, encoding="utf-8")
+            path.write_text(self.code(block), encoding="utf-8")  # served ports rewritten
         elif block.action == "serve":
             self.serve(block)
+        elif block.action == "workflow":
+            self.workflow(block)
         elif block.action == "run" and block.lang == "python":
             with chdir(self.cwd(block)):
                 exec(compile(self.code(block), block.where, "exec"), self.namespace)
         elif block.action == "run":
-            self.shell(block)
+            self.shell(block, self.code(block))
 
-    def shell(self, block: Block) -> None:
-        result = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", self.code(block)],
+    def block_env(self, block: Block) -> dict[str, str]:
+        """The section's environment plus what the block's needs pass through."""
+        passed = {
+            name: os.environ[name]
+            for need in block.needs
+            for name in NEEDS[need].env
+            if name in os.environ
+        }
+        return {**self.env, **passed}
+
+    def shell(self, block: Block, code: str, env: dict[str, str] | None = None) -> None:
+        """Run ``code``; what it leaves running in the background stops with the section."""
+        process = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", code],
             cwd=self.cwd(block),
-            env=self.env,
-            capture_output=True,
+            env=env if env is not None else self.block_env(block),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=BLOCK_TIMEOUT,
+            start_new_session=True,
         )
-        if result.returncode != 0:
+        self.groups.append(process.pid)
+        try:
+            stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+        if process.returncode != 0:
             raise AssertionError(
-                f"{block.where} exited {result.returncode}\n--- stdout\n{result.stdout[-6000:]}"
-                f"\n--- stderr\n{result.stderr[-3000:]}"
+                f"{block.where} exited {process.returncode}\n--- stdout\n{stdout[-6000:]}"
+                f"\n--- stderr\n{stderr[-3000:]}"
             )
+
+    def workflow(self, block: Block) -> None:
+        """Each job's steps in order, as a GitHub runner would run their ``run:`` scripts."""
+        import yaml  # type: ignore[import-untyped]
+
+        document = yaml.safe_load(self.code(block))
+        github_env = self.workdir / ".github_env"
+        env = {**self.block_env(block), "GITHUB_ENV": str(github_env), "CI": "true"}
+        for job in document["jobs"].values():
+            env.update({k: str(v) for k, v in (job.get("env") or {}).items()})
+            for step in job["steps"]:
+                if "run" not in step:
+                    continue  # uses: the checkout is the section's directory, Python is ours
+                github_env.write_text("")
+                step_env = {**env, **{k: str(v) for k, v in (step.get("env") or {}).items()}}
+                self.shell(block, step["run"], step_env)
+                for line in github_env.read_text().splitlines():
+                    name, _, value = line.partition("=")
+                    env[name] = value
 
     def serve(self, block: Block) -> None:
         code = re.sub(r"--port[ =]\d+", "--port 0", block.code)
         process = subprocess.Popen(
             ["bash", "-euo", "pipefail", "-c", code],
             cwd=self.cwd(block),
-            env=self.env,
+            env=self.block_env(block),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -270,6 +397,9 @@ class SectionRun:
                 return
 
     def stop(self) -> None:
+        for group in self.groups:
+            with suppress(ProcessLookupError):  # nothing left running
+                os.killpg(group, signal.SIGTERM)
         for server in self.servers:
             if server.process.poll() is None:
                 os.killpg(server.process.pid, signal.SIGTERM)
@@ -291,6 +421,7 @@ def shell_env(bin_dir: Path, python_path: str | None) -> dict[str, str]:
     interpreter's; no outer pytest/xdist state, no server or key from the caller."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     _write_script(bin_dir / "pip", PIP_STUB)
+    _write_script(bin_dir / "pipx", PIPX_STUB)
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     for name, target in scripts.items():
         module, func = target.split(":")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from starlette.routing import Route
@@ -63,12 +61,3 @@ def fake_operations() -> list[tuple[str, str]]:
     """:func:`app_operations` of a default fake, sorted."""
     with FakeHoncho() as fake:
         return sorted(set(app_operations(fake)))
-
-
-def openapi_path() -> Path | None:
-    """The official OpenAPI document (``$HONCHO_OPENAPI`` or ``<repo>/../shared/...``)."""
-    configured = os.environ.get("HONCHO_OPENAPI")
-    candidates = [Path(configured)] if configured else []
-    repo = Path(__file__).resolve().parents[2]
-    candidates.append(repo.parent / "shared" / "honcho-openapi-3.0.12.json")
-    return next((path for path in candidates if path.is_file()), None)

@@ -42,9 +42,9 @@ def test_a_busy_port_is_a_one_line_error(capsys) -> None:  # type: ignore[no-unt
         port = taken.getsockname()[1]
         assert main(["--port", str(port)]) == 1
     err = capsys.readouterr().err
-    assert (
-        err.startswith("fake-honcho-llm: error: cannot listen on 127.0.0.1:")
-        and err.count("\n") == 1
+    assert err == (
+        f"fake-honcho-llm: error: cannot listen on 127.0.0.1:{port}: the port is in use; "
+        "pick another with --port N, or --port 0 for a free one\n"
     )
 
 

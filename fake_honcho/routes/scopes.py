@@ -1,0 +1,136 @@
+"""Scopes (3.1): get-or-create, list, get, membership, and the backfill status.
+
+Workspace- or admin-level keys only. The logic is :mod:`fake_honcho.scopes`.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from fake_honcho import scopes
+from fake_honcho.endpoint import fake_of, no_content, read_body, respond
+from fake_honcho.errors import HonchoError
+from fake_honcho.grouping import WORKSPACE_PEERS, grouped
+from fake_honcho.pagination import page_of, page_params
+from fake_honcho.resources import get_active_session
+from fake_honcho.search import sortable_timestamp
+from fake_honcho.versions import Feature, versioned
+
+W = "/v3/workspaces/{workspace_id}"
+SCOPE = W + "/scopes/{scope_id}"
+
+
+def _ids(request: Request) -> tuple[str, str]:
+    scopes.require_workspace_key(request)
+    return request.path_params["workspace_id"], request.path_params["scope_id"]
+
+
+async def get_or_create(request: Request) -> Response:
+    """201 when created, 200 when it exists (given metadata replaces); 409 on a squatter."""
+    scopes.require_workspace_key(request)
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    body = await read_body(request, "ScopeCreate")
+    with fake.store.lock:
+        rows, created = scopes.get_or_create(fake, ws, {body["id"]: body.get("metadata")})
+    return respond(request, scopes.public(rows[0]), status=201 if created else 200, schema="Scope")
+
+
+async def list_scopes(request: Request) -> Response:
+    """Oldest first (``reverse``: newest first)."""
+    scopes.require_workspace_key(request)
+    fake = fake_of(request)
+    ws = request.path_params["workspace_id"]
+    params = page_params(request)
+    with fake.store.lock:
+        rows = [
+            row for row in grouped(fake.store, WORKSPACE_PEERS, ws).values() if scopes.is_scope(row)
+        ]
+    rows.sort(key=lambda row: sortable_timestamp(row["created_at"]))
+    return respond(request, page_of(rows, params, scopes.public), schema="Page_Scope_")
+
+
+async def get_scope(request: Request) -> Response:
+    ws, name = _ids(request)
+    fake = fake_of(request)
+    with fake.store.lock:
+        row = scopes.get_scope(fake, ws, name)
+    return respond(request, scopes.public(row), schema="Scope")
+
+
+async def add_sessions(request: Request) -> Response:
+    """204; every named session must exist (404 names the missing ones)."""
+    ws, name = _ids(request)
+    fake = fake_of(request)
+    body = await read_body(request, "ScopeSessionsAdd")
+    with fake.store.lock:
+        row = scopes.get_scope(fake, ws, name)
+        wanted = set(body["session_ids"])
+        missing = sorted(
+            sid
+            for sid in wanted
+            if not (fake.store.get("sessions", (ws, sid)) or {}).get("is_active")
+        )
+        if missing:
+            raise HonchoError(404, f"Session(s) {missing} not found in workspace {ws}")
+        scopes.join(fake, ws, row["id"], wanted)
+    return no_content()
+
+
+async def list_sessions(request: Request) -> Response:
+    """Active member sessions, longest-standing member first (``reverse``: newest)."""
+    ws, name = _ids(request)
+    fake = fake_of(request)
+    params = page_params(request)
+    with fake.store.lock:
+        row = scopes.get_scope(fake, ws, name)
+        joined = {
+            sid: membership["joined_at"]
+            for sid, membership in scopes.memberships(fake.store, ws, row["id"]).items()
+            if membership["left_at"] is None
+        }
+        sessions = [
+            session
+            for sid in joined
+            if (session := fake.store.get("sessions", (ws, sid))) and session["is_active"]
+        ]
+    sessions.sort(key=lambda session: sortable_timestamp(joined[session["id"]]))
+    return respond(request, page_of(sessions, params), schema="Page_Session_")
+
+
+async def remove_session(request: Request) -> Response:
+    """204, also when the session was no member; the session must exist."""
+    ws, name = _ids(request)
+    fake = fake_of(request)
+    sid = request.path_params["session_id"]
+    with fake.store.lock:
+        row = scopes.get_scope(fake, ws, name)
+        get_active_session(fake, ws, sid)
+        scopes.leave(fake, ws, row["id"], sid)
+    return no_content()
+
+
+async def status(request: Request) -> Response:
+    """Per session: the backfill's state (pending/completed/failed) and docs copied."""
+    ws, name = _ids(request)
+    fake = fake_of(request)
+    with fake.store.lock:
+        row = scopes.get_scope(fake, ws, name)
+        report = {"backfill_status": scopes.status_of(row)}
+    return respond(request, report, schema="ScopeStatus")
+
+
+routes = [
+    versioned(Feature.SCOPES, route)
+    for route in (
+        Route(W + "/scopes", get_or_create, methods=["POST"]),
+        Route(W + "/scopes/list", list_scopes, methods=["POST"]),
+        Route(SCOPE, get_scope, methods=["GET"]),
+        Route(SCOPE + "/sessions", add_sessions, methods=["POST"]),
+        Route(SCOPE + "/sessions/list", list_sessions, methods=["POST"]),
+        Route(SCOPE + "/sessions/{session_id}", remove_session, methods=["DELETE"]),
+        Route(SCOPE + "/status", status, methods=["GET"]),
+    )
+]
