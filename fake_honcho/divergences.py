@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 import httpx
 
+from fake_honcho.versions import Feature, HonchoVersion
+
 __all__ = [
     "DIVERGENCES",
     "UNSTABLE",
@@ -73,10 +75,21 @@ class Divergence:
     real_result: Any
     #: Contract tests (``Class.test_name``) that cannot pass on a real 3.0.12 because of it.
     affects: tuple[str, ...] = ()
+    #: The feature of the first version the real server behaves as the fake there (None:
+    #: every version differs).
+    fixed_by: Feature | None = None
+    #: The feature of the first version whose real server differs (None: from 3.0.12 on).
+    since: Feature | None = None
 
     @property
     def skip_reason(self) -> str:
         return f"real Honcho 3.0.12 differs here (divergence {self.id}): {self.summary}"
+
+    def applies_to(self, version: HonchoVersion) -> bool:
+        """Whether a real server of ``version`` differs from the fake here."""
+        if self.since is not None and not version.speaks(self.since):
+            return False
+        return self.fixed_by is None or not version.speaks(self.fixed_by)
 
 
 # -- probes -------------------------------------------------------------------------------
@@ -122,14 +135,11 @@ def _client_port(response: httpx.Response) -> Any:
 
 def _probe_connection_after_500(client: httpx.Client, workspace: str) -> Any:
     """Is the keep-alive connection that carried a 500 used again for the next request?"""
-    route = f"POST /v3/workspaces/{workspace}/sessions/s1/messages status=500 times=1"
+    route = "POST /v3/workspaces/list status=500 times=1"
     client.post("/_fake/faults", json={"spec": route})  # the fake's 500; 404 on a real server
     ports = {_client_port(client.get("/health"))}
-    # A real 3.0.12 answers this with an unhandled 500 (divergence real-invalid-author-500).
-    failed = client.post(
-        f"/v3/workspaces/{workspace}/sessions/s1/messages",
-        json={"messages": [{"peer_id": "new.peer", "content": "x"}]},
-    )
+    # A real server answers this with an unhandled 500 (divergence real-page-beyond-int64-500).
+    failed = client.post("/v3/workspaces/list", params={"page": 10**30, "size": 1}, json={})
     ports.add(_client_port(failed))
     try:
         ports.add(_client_port(client.get("/health")))
@@ -237,6 +247,11 @@ def _probe_card_without_dream(client: httpx.Client, workspace: str) -> Any:
     return client.get(f"/v3/workspaces/{workspace}/peers/alice/card").json().get("peer_card")
 
 
+def _probe_rejected_write_phantom(client: httpx.Client, workspace: str) -> Any:
+    _post_messages(client, workspace, "s1", ("new.peer", "hello"))
+    return client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s2"}).status_code
+
+
 def _probe_lone_surrogate(client: httpx.Client, workspace: str) -> Any:
     body = '{"messages": [{"peer_id": "alice", "content": "tea \\ud800"}]}'
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages"
@@ -282,7 +297,33 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_invalid_author,
         fake_result=422,
         real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
         affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
+    ),
+    Divergence(
+        id="real-rejected-write-phantom-workspace",
+        kind="real-bug",
+        summary=(
+            "a write refused for a bad peer name leaves its new workspace half there: "
+            "every create in it is a 409 for minutes"
+        ),
+        real=(
+            "3.1: after POST .../sessions/s1/messages with author 'new.peer' answers 422 in "
+            "a workspace it was about to create, the workspace is cached as existing but "
+            "never stored: it is not listed, and creating a session or peer in it answers "
+            "409 'Unable to create or get session: s2' until the cache entry expires (300 s)"
+        ),
+        fake="nothing is created by the refused write; the next create answers 201",
+        reason="a refused request leaves no trace on the fake",
+        evidence=(
+            "measured on main ddbb90e + #931 (tests/fidelity/exchanges/3.1/peer_names_422.json); "
+            "src/crud/workspace.py get_or_create_workspace warms the workspace cache (TTL "
+            "300 s) for a row whose transaction the peer-name check then rolls back"
+        ),
+        probe=_probe_rejected_write_phantom,
+        fake_result=201,
+        real_result=409,
+        since=Feature.PEER_NAME_422,
     ),
     Divergence(
         id="real-lone-surrogate-500",
@@ -424,6 +465,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_peer_put_invalid_id,
         fake_result=422,
         real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
     ),
     Divergence(
         id="real-filter-errors-500",
@@ -441,6 +483,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         probe=_probe_filter_unknown_operator,
         fake_result=422,
         real_result=500,
+        fixed_by=Feature.STRICT_FILTERS,
     ),
     Divergence(
         id="real-numeric-filter-500",
@@ -684,6 +727,13 @@ def render_markdown() -> str:
             f"- **Why the fake keeps it:** {entry.reason}.",
             f"- **Evidence:** {entry.evidence}.",
         ]
+        if entry.since is not None:
+            lines.append(f"- **Applies to:** versions speaking `{entry.since}` (3.1 on).")
+        if entry.fixed_by is not None:
+            lines.append(
+                f"- **Applies to:** 3.0.12; fixed where the version speaks `{entry.fixed_by}`"
+                " (3.1 on)."
+            )
         if entry.affects:
             names = ", ".join(f"`{name}`" for name in entry.affects)
             lines.append(f"- **Skipped on a real server:** {names}.")

@@ -8,7 +8,16 @@ objects allowed per metadata key. Keys and values are checked while compiling, s
 bad filter is a 422 whatever the data, with the server's texts.
 
 SQL's three-valued logic is kept where it shows: a comparison with a missing value is
-false, ``ne`` is ``IS DISTINCT FROM``.
+unknown (a predicate answers None, which selects nothing), and ``AND``/``OR`` combine
+unknowns as SQL does.
+
+Where server versions differ the compiler takes a :class:`Dialect`, chosen by
+:func:`dialect_for` from whether the version speaks ``Feature.STRICT_FILTERS``: 3.1
+(#947) negates with ``IS NOT TRUE`` and compares ``ne`` with ``IS DISTINCT FROM``, so
+rows whose column is unset survive a negation (3.0.12: plain ``NOT`` and ``<>``, which
+drop them); 3.1 refuses a value outside a closed column's set (``level``). Everything
+else is alike (3.0.12 answers the 422s here with 500s, declared in the register).
+Numbers compare as PostgreSQL compares them (``fake_honcho.filter_numbers``).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -24,8 +34,10 @@ from fake_honcho.errors import HonchoError
 from fake_honcho.filter_numbers import SQL_TESTS, Key, bind_metadata_operand
 from fake_honcho.filter_numbers import key as number_key
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature, HonchoVersion
 
-Predicate = Callable[[Row], bool]
+#: True, False, or None for SQL's unknown (a comparison with a missing value).
+Predicate = Callable[[Row], bool | None]
 
 COMPARISON_OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne", "in", "contains", "icontains"})
 NUMERIC_OPERATORS = frozenset({"gte", "lte", "gt", "lt", "ne"})
@@ -91,22 +103,61 @@ CONCLUSION_KEYS = (
 CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS)
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """How one server version's filter builder differs from another's."""
+
+    null_safe_negation: bool
+    """``NOT`` is ``IS NOT TRUE`` and ``ne`` is ``IS DISTINCT FROM`` (3.1, #947)."""
+    closed_values: bool
+    """A value outside a closed column's set is a 422 (3.1)."""
+    numbers_only_ranges: bool
+    """``gte lte gt lt ne`` on a text column cast their operand to a number first, so a
+    word is a 422 (3.0.12; a number fails in the database, a declared 500)."""
+
+
+LEGACY = Dialect(
+    null_safe_negation=False,
+    closed_values=False,
+    numbers_only_ranges=True,
+)
+"""Honcho 3.0.12's filters."""
+STRICT = Dialect(
+    null_safe_negation=True,
+    closed_values=True,
+    numbers_only_ranges=False,
+)
+"""Honcho 3.1's filters (``Feature.STRICT_FILTERS``)."""
+
+#: Columns whose values come from a closed set, and the set (the strict dialect refuses others).
+CLOSED_VALUES: dict[str, frozenset[str]] = {
+    "level": frozenset({"explicit", "deductive", "inductive", "contradiction"}),
+}
+
+
+def dialect_for(version: HonchoVersion) -> Dialect:
+    """The filter dialect ``version`` speaks."""
+    return STRICT if version.speaks(Feature.STRICT_FILTERS) else LEGACY
+
+
 def filter_error(detail: str) -> HonchoError:
     return HonchoError(422, detail)
 
 
-def compile_filter(filters: dict[str, Any] | None, model: Model) -> Predicate | None:
+def compile_filter(
+    filters: dict[str, Any] | None, model: Model, dialect: Dialect = LEGACY
+) -> Predicate | None:
     """A predicate for ``filters`` (``None`` when it selects everything)."""
     if filters is None:
         return None
-    return _compile(filters, model, 0)
+    return _compile(filters, model, 0, dialect)
 
 
 def matches_all(predicate: Predicate | None, row: Row) -> bool:
-    return predicate is None or predicate(row)
+    return predicate is None or predicate(row) is True
 
 
-def _compile(filters: Any, model: Model, depth: int) -> Predicate | None:
+def _compile(filters: Any, model: Model, depth: int, dialect: Dialect) -> Predicate | None:
     if depth > MAX_DEPTH:
         raise filter_error("Filter nesting exceeds maximum depth of 5")
     if not isinstance(filters, dict):
@@ -120,7 +171,9 @@ def _compile(filters: Any, model: Model, depth: int) -> Predicate | None:
             raise filter_error("NOT operator cannot be None")
         if not isinstance(value, list):
             raise filter_error(f"{logical} operator must contain a list, got {_type_name(value)}")
-        subs = [p for p in (_compile(sub, model, depth + 1) for sub in value) if p is not None]
+        subs = [
+            p for p in (_compile(sub, model, depth + 1, dialect) for sub in value) if p is not None
+        ]
         if not subs:
             continue
         if logical == "AND":
@@ -128,11 +181,11 @@ def _compile(filters: Any, model: Model, depth: int) -> Predicate | None:
         elif logical == "OR":
             parts.append(_any(subs))
         else:
-            parts.append(_none(subs))
+            parts.append(_none(subs) if dialect.null_safe_negation else _not_each(subs))
     for key, value in filters.items():
         if key in ("AND", "OR", "NOT"):
             continue
-        condition = _field(key, value, model)
+        condition = _field(key, value, model, dialect)
         if condition is not None:
             parts.append(condition)
     if not parts:
@@ -141,27 +194,70 @@ def _compile(filters: Any, model: Model, depth: int) -> Predicate | None:
 
 
 def _all(parts: list[Predicate]) -> Predicate:
-    return lambda row: all(p(row) for p in parts)
+    """SQL's ``AND``: false if any is false, else unknown if any is unknown."""
+
+    def predicate(row: Row) -> bool | None:
+        unknown = False
+        for part in parts:
+            value = part(row)
+            if value is False:
+                return False
+            unknown = unknown or value is None
+        return None if unknown else True
+
+    return predicate
 
 
 def _any(parts: list[Predicate]) -> Predicate:
-    return lambda row: any(p(row) for p in parts)
+    """SQL's ``OR``: true if any is true, else unknown if any is unknown."""
+
+    def predicate(row: Row) -> bool | None:
+        unknown = False
+        for part in parts:
+            value = part(row)
+            if value is True:
+                return True
+            unknown = unknown or value is None
+        return None if unknown else False
+
+    return predicate
 
 
 def _none(parts: list[Predicate]) -> Predicate:
-    """``NOT [...]``: each sub-filter ``IS NOT TRUE``, AND-ed."""
-    return lambda row: not any(p(row) for p in parts)
+    """``NOT [...]`` of the strict dialect: each sub-filter ``IS NOT TRUE``, AND-ed."""
+    return lambda row: not any(p(row) is True for p in parts)
+
+
+def _not_each(parts: list[Predicate]) -> Predicate:
+    """``NOT [...]`` of the legacy dialect: plain ``NOT`` of each, AND-ed (unknown stays)."""
+    return _all([_negated(part) for part in parts])
+
+
+def _negated(part: Predicate) -> Predicate:
+    def predicate(row: Row) -> bool | None:
+        value = part(row)
+        return None if value is None else not value
+
+    return predicate
 
 
 def _contains(key: str, wanted: Any) -> Predicate:
-    return lambda row: jsonb_contains(row.get(key), wanted)
+    def predicate(row: Row) -> bool | None:
+        value = row.get(key)
+        return None if value is None else jsonb_contains(value, wanted)
+
+    return predicate
 
 
 def _text_contains(key: str, pattern: re.Pattern[str]) -> Predicate:
-    return lambda row: _text_matches(row.get(key), pattern)
+    def predicate(row: Row) -> bool | None:
+        value = row.get(key)
+        return None if value is None else _text_matches(value, pattern)
+
+    return predicate
 
 
-def _field(key: str, value: Any, model: Model) -> Predicate | None:
+def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | None:
     if key not in model.allowed:
         raise filter_error(
             f"Column '{key}' is not allowed to be filtered on or does not exist on {model.name}"
@@ -177,21 +273,21 @@ def _field(key: str, value: Any, model: Model) -> Predicate | None:
         value = {"in": value}
     if isinstance(value, dict):
         if any(op in COMPARISON_OPERATORS for op in value):
-            return _comparisons(key, column, kind, value)
+            return _comparisons(key, column, kind, value, dialect)
         if kind is dict:
-            return _metadata_fields(key, value)
+            return _metadata_fields(key, value, dialect)
         raise filter_error(
             f"Invalid filter for column '{key}': unsupported operator(s) {sorted(value)}. "
             f"Expected one of {sorted(COMPARISON_OPERATORS)} or a scalar value."
         )
-    operand = _coerce(column, kind, value)
+    operand = _coerce(column, kind, value, dialect=dialect)
     if kind is dict:
         return _contains(key, operand)
     return _compare(key, kind, "eq", operand)
 
 
 def _comparisons(
-    key: str, column: str, kind: type, comparisons: dict[str, Any]
+    key: str, column: str, kind: type, comparisons: dict[str, Any], dialect: Dialect
 ) -> Predicate | None:
     parts: list[Predicate] = []
     for operator, operand in comparisons.items():
@@ -215,16 +311,20 @@ def _comparisons(
                 )
             if "*" in operand:
                 continue
-            members = [_coerce(column, kind, item, operator) for item in operand]
+            members = [_coerce(column, kind, item, operator, dialect) for item in operand]
             parts.append(_membership(key, kind, members))
             continue
-        coerced = _coerce(column, kind, operand, operator)
+        if dialect.numbers_only_ranges and kind is str and operator in NUMERIC_OPERATORS:
+            _check_number_word(operand)
+        coerced = _coerce(column, kind, operand, operator, dialect)
         if operator in ("contains", "icontains"):
             if kind is dict:
                 parts.append(_contains(key, coerced))
             else:
                 parts.append(_text_contains(key, _literal_pattern(str(operand))))
             continue
+        if operator == "ne" and dialect.null_safe_negation:
+            operator = "distinct"
         parts.append(_compare(key, kind, operator, coerced))
     if not parts:
         return None
@@ -242,11 +342,13 @@ def _text_matches(value: Any, pattern: re.Pattern[str]) -> bool:
 
 def _membership(key: str, kind: type, members: list[Any]) -> Predicate:
     if kind is datetime:
-        return lambda row: (v := _row_datetime(row.get(key))) is not None and v in members
+        return lambda row: None if (v := _row_datetime(row.get(key))) is None else v in members
     if kind is int:
-        return lambda row: (v := row.get(key)) is not None and number_key(Decimal(v)) in members
+        return lambda row: (
+            None if (v := row.get(key)) is None else number_key(Decimal(v)) in members
+        )
     allowed = set(members)
-    return lambda row: row.get(key) in allowed
+    return lambda row: None if (v := row.get(key)) is None else v in allowed
 
 
 def _compare(key: str, kind: type, operator: str, operand: Any) -> Predicate:
@@ -264,20 +366,21 @@ def _compare(key: str, kind: type, operator: str, operand: Any) -> Predicate:
 
 
 def _operator(read: Callable[[Row], Any], operator: str, operand: Any) -> Predicate:
-    if operator == "ne":
+    if operator == "distinct":  # IS DISTINCT FROM: a missing value differs from any operand
         return lambda row: read(row) != operand
     test: Callable[[Any, Any], bool] = {
         "eq": lambda a, b: a == b,
+        "ne": lambda a, b: a != b,
         "gte": lambda a, b: a >= b,
         "lte": lambda a, b: a <= b,
         "gt": lambda a, b: a > b,
         "lt": lambda a, b: a < b,
     }[operator]
 
-    def predicate(row: Row) -> bool:
+    def predicate(row: Row) -> bool | None:
         value = read(row)
         if value is None:
-            return False
+            return None
         try:
             return test(value, operand)
         except TypeError:
@@ -286,7 +389,9 @@ def _operator(read: Callable[[Row], Any], operator: str, operand: Any) -> Predic
     return predicate
 
 
-def _coerce(column: str, kind: type, value: Any, operator: str = "") -> Any:
+def _coerce(
+    column: str, kind: type, value: Any, operator: str = "", dialect: Dialect = LEGACY
+) -> Any:
     """The server's ``_coerce_operand``: bind ``value`` to the column's type or refuse."""
     if kind is dict:
         if operator in ("", "contains") and isinstance(value, dict | list):
@@ -322,7 +427,29 @@ def _coerce(column: str, kind: type, value: Any, operator: str = "") -> Any:
         raise filter_error(
             f"Invalid value for column '{column}': expected a string, got {_type_name(value)}"
         )
+    if dialect.closed_values:
+        _check_closed(column, value)
     return value
+
+
+def _check_number_word(operand: Any) -> None:
+    """The legacy dialect: a word compared with a text column fails Python's ``float()``."""
+    if isinstance(operand, str):
+        try:
+            float(operand)
+        except ValueError:
+            raise filter_error(
+                f"Invalid numeric value: {operand}. Expected a number, got str"
+            ) from None
+
+
+def _check_closed(column: str, value: str) -> None:
+    """The strict dialect: a closed column takes only a value of its set."""
+    allowed = CLOSED_VALUES.get(column)
+    if allowed is not None and value not in allowed:
+        raise filter_error(
+            f"Invalid value for column '{column}': {value!r}. Expected one of {sorted(allowed)}"
+        )
 
 
 def _numeric(value: Any) -> Key:
@@ -352,7 +479,7 @@ def _row_datetime(value: Any) -> datetime | None:
     return parse_datetime(value) if isinstance(value, str) else None
 
 
-def _metadata_fields(key: str, conditions: dict[str, Any]) -> Predicate | None:
+def _metadata_fields(key: str, conditions: dict[str, Any], dialect: Dialect) -> Predicate | None:
     """``{"metadata": {"k": v, "n": {"gte": 5}}}``: containment or ``->>`` comparisons."""
     parts: list[Predicate] = []
     for field, wanted in conditions.items():
@@ -391,9 +518,9 @@ def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> P
         if "*" in operand:
             return None
         allowed = {str(item) for item in operand}
-        return lambda row: text_of(row) in allowed
+        return lambda row: None if (text := text_of(row)) is None else text in allowed
     pattern = _literal_pattern(str(operand))
-    return lambda row: _text_matches(text_of(row), pattern)
+    return lambda row: None if (text := text_of(row)) is None else _text_matches(text, pattern)
 
 
 def _metadata_numeric(
@@ -401,7 +528,8 @@ def _metadata_numeric(
 ) -> Predicate:
     """``metadata->>field`` against an operand bound as the server binds it
     (``fake_honcho.filter_numbers``): as numeric, double precision or text. SQL's NULL
-    (no value, or text the server cannot read as a number) matches no operator."""
+    (no value, or text the server cannot read as a number) is unknown. An operand it
+    cannot bind is refused inside the two messages of its cast and comparison builders."""
     bound = bind_metadata_operand(operand)
     if bound is None:
         kind = type(operand).__name__
@@ -412,9 +540,9 @@ def _metadata_numeric(
         )
     test = SQL_TESTS[operator]
 
-    def predicate(row: Row) -> bool:
+    def predicate(row: Row) -> bool | None:
         value = bound.read(text_of(row))
-        return value is not None and test(value, bound.value)
+        return None if value is None else test(value, bound.value)
 
     return predicate
 

@@ -126,15 +126,18 @@ def reject_reserved_new(fake: FakeHoncho, ws: str, names: Iterable[str]) -> None
 
 
 def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
-    """The server's ``_validate_new_peer_names``: only peers about to be created."""
-    new = [name for name in names if fake.store.get("peers", (ws, name)) is None]
-    reject_reserved_new(fake, ws, new)
+    """The server's checks of peer names about to be created (no stored peer can hold a
+    NUL or an over-long name), then ``_validate_new_peer_names``: each named once, sorted."""
+    new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
+    if any("\x00" in name for name in new):
+        raise HonchoError(422, "Peer name(s) must not contain NUL (0x00) bytes")
     too_long = [name for name in new if len(name) > MAX_NAME_LENGTH]
     if too_long:
         raise HonchoError(
             422, f"Peer name(s) {too_long} must be at most {MAX_NAME_LENGTH} characters"
         )
-    bad = [name for name in new if not _NAME.match(name)]
+    reject_reserved_new(fake, ws, new)
+    bad = [name for name in new if not _NAME.fullmatch(name)]
     if bad:
         raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
 

@@ -47,14 +47,17 @@ class Feature(enum.StrEnum):
     """The 7 ``/scopes`` routes; ``scope`` on chat, representation and workspace search;
     ``scopes`` on session create; ``kind`` on peer lists; the reserved ``scope.`` names."""
     CONTEXT_SESSIONS = "context-sessions"
-    """``scope`` and ``sessions`` on the session context query, with their 422 rules."""
+    """``scope`` and ``sessions`` on the session context query, with their 422 rules (3.0.12
+    ignores ``sessions``); session allowlists (also ``filters.session_id`` on the recall
+    routes) take valid session ids only."""
     NARROWED_RECALL_HIDES_CARD = "narrowed-recall-hides-card"
     """Session context answers ``peer_card: null`` whenever recall is narrowed."""
     STRICT_FILTERS = "strict-filters"
     """The filter DSL answers 422 for bad shapes, operand types and operators (3.0.12:
     500); ``{"ne": null}`` means IS NOT NULL; negation over unset fields changed (#947)."""
     PEER_NAME_422 = "peer-name-422"
-    """Invalid peer names as message authors or session peer keys are 422 (3.0.12: 500)."""
+    """Invalid new peer names (message authors, session peer keys, a peer path id) are a 422
+    naming them, sorted (3.0.12: 500, or pydantic's text, or a 404)."""
     WORKSPACE_CHAT = "workspace-chat"
     """``POST /v3/workspaces/{w}/chat``: the dialectic over the whole workspace."""
     # 3.2 (main + pull requests 931 and 952, plus what today's SDKs parse)

@@ -6,6 +6,7 @@ or LLM, from what the toy deriver stored.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +41,18 @@ from fake_honcho.endpoint import (
 )
 from fake_honcho.endpoint import public as public_row
 from fake_honcho.errors import HonchoError, not_found
-from fake_honcho.filters import CONCLUSION, compile_filter, matches_all
+from fake_honcho.filters import CONCLUSION, compile_filter, dialect_for, matches_all
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
-from fake_honcho.resources import ensure_peers, get_active_session, get_peer
+from fake_honcho.resources import (
+    RESOURCE_NAME_PATTERN,
+    ensure_peers,
+    get_active_session,
+    get_peer,
+)
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature, HonchoVersion
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -53,6 +60,7 @@ if TYPE_CHECKING:
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
 _RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
+_SESSION_ID = re.compile(RESOURCE_NAME_PATTERN)
 
 
 # -- queue and dreams -----------------------------------------------------------------
@@ -132,7 +140,9 @@ async def list_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "ConclusionGet", required=False)
-    predicate = compile_filter(_conclusion_filters((body or {}).get("filters")), CONCLUSION)
+    predicate = compile_filter(
+        _conclusion_filters((body or {}).get("filters")), CONCLUSION, dialect_for(fake.version)
+    )
     with fake.store.lock:
         rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
     rows = [row for row in rows if matches_all(predicate, row)]
@@ -148,7 +158,7 @@ async def query_conclusions(request: Request) -> Response:
     observed = _take_peer(filters, "observed")
     if not observer or not observed:
         raise HonchoError(422, "observer and observed must be specified for semantic search")
-    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION)
+    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION, dialect_for(fake.version))
     query = strip_nul(body["query"])
     distance = body.get("distance")
     with fake.store.lock:
@@ -187,7 +197,7 @@ async def representation(request: Request) -> Response:
     body = await read_body(request, "PeerRepresentationGet")
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "representation")
-    sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    sessions = _allowlist(body.get("session_id"), body.get("filters"), fake.version)
     recall = scoped_recall(fake, request, workspace_id, peer_id, body)
     selection = Selection(
         max_conclusions=body.get("max_conclusions") or 25,
@@ -275,10 +285,7 @@ async def session_context(request: Request) -> Response:
     scope_observer = context_scope(
         fake, request, workspace_id, peer_target=peer_target, peer_perspective=peer_perspective
     )
-    listed = request.query_params.getlist("sessions")
-    if listed and limit_to_session:
-        raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
-    allowlist = [session_id] if limit_to_session else (listed or None)
+    allowlist = _context_allowlist(request, session_id, peer_target, limit_to_session)
     with fake.store.lock:
         messages = message_index(fake.store).session_messages(workspace_id, session_id)
         representation_text: str | None = None
@@ -291,6 +298,8 @@ async def session_context(request: Request) -> Response:
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
             chosen = select(rows, selection)
             card = cards.read(fake.store, workspace_id, observer, peer_target)
+            if allowlist is not None and fake.version.speaks(Feature.NARROWED_RECALL_HIDES_CARD):
+                card = None  # a card has no per-session provenance
             representation_text = render_markdown(chosen)
             budget = tokens - charge(render_plain(chosen), card)
         fitted = fit(
@@ -335,7 +344,7 @@ async def peer_chat(request: Request) -> Response:
     body = await read_body(request, "DialecticOptions")
     refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "chat")
     recall = scoped_recall(fake, request, workspace_id, peer_id, body)
-    sessions = _allowlist(body.get("session_id"), body.get("filters"))
+    sessions = _allowlist(body.get("session_id"), body.get("filters"), fake.version)
     if body.get("response_format") is not None:
         check_response_format(body["response_format"])
     target = body.get("target") or peer_id
@@ -410,19 +419,12 @@ def _conclusion_filters(filters: Any) -> Any:
     return renamed
 
 
-def _allowlist(session_id: str | None, filters: Any) -> list[str] | None:
-    """The sessions a representation or chat may draw on (None: all of them).
-
-    ``filters`` is checked as the server checks it, with its texts: only ``session_id``,
-    valued as an id, a list of ids or ``{"in": [...]}``, at most 1,000 non-empty ids,
-    including the top-level ``session_id`` when one is given.
-    """
-    allowed = None if filters is None else _checked_allowlist(filters, session_id)
-    return [session_id] if session_id else allowed
-
-
-def _checked_allowlist(filters: dict[str, Any], session_id: str | None) -> list[str]:
-    unsupported = sorted(set(filters) - {"session_id"})
+def _allowlist(session_id: str | None, filters: Any, version: HonchoVersion) -> list[str] | None:
+    """The sessions a representation or chat may draw on (None: all of them): Honcho's
+    ``extract_session_allowlist`` over ``filters``, which may name ``session_id`` only."""
+    if filters is None:
+        return [session_id] if session_id else None
+    unsupported = sorted(key for key in filters if key != "session_id")
     if unsupported:
         raise HonchoError(
             422,
@@ -434,24 +436,58 @@ def _checked_allowlist(filters: dict[str, Any], session_id: str | None) -> list[
     value = filters["session_id"]
     if isinstance(value, dict) and set(value) == {"in"} and isinstance(value["in"], list):
         value = value["in"]
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list):
+    if not isinstance(value, str | list):
         raise HonchoError(
             422,
             'filters.session_id must be a session id, a list of session ids, or {"in": [...]}',
         )
-    if len(value) > MAX_ALLOWLIST_SESSIONS:
+    entries = [value] if isinstance(value, str) else value
+    return session_allowlist(entries, "filters.session_id", version, must_include=session_id)
+
+
+def _context_allowlist(
+    request: Request, session_id: str, peer_target: str | None, limit_to_session: bool
+) -> list[str] | None:
+    """The sessions the context's representation may draw on (None: all of them).
+
+    ``limit_to_session`` names this session; from 3.1 (``Feature.CONTEXT_SESSIONS``) the
+    ``sessions`` parameter names a set that must include it (3.0.12 ignores ``sessions``).
+    """
+    if not (fake_of(request).version.speaks(Feature.CONTEXT_SESSIONS)):
+        return [session_id] if limit_to_session else None
+    listed = request.query_params.getlist("sessions")
+    if not listed:
+        return [session_id] if limit_to_session else None
+    if limit_to_session:
+        raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
+    if not peer_target:
+        raise HonchoError(422, "peer_target must be provided if sessions is provided")
+    return session_allowlist(listed, "sessions", fake_of(request).version, must_include=session_id)
+
+
+def session_allowlist(
+    entries: list[Any], field: str, version: HonchoVersion, *, must_include: str | None
+) -> list[str]:
+    """Honcho's ``normalize_session_allowlist``: capped, non-empty strings (from 3.1, with
+    ``Feature.CONTEXT_SESSIONS``, also valid session ids), deduplicated in first-seen order,
+    containing ``must_include`` when given; ``field`` names the parameter in the texts."""
+    if len(entries) > MAX_ALLOWLIST_SESSIONS:
         raise HonchoError(
-            422,
-            f"filters.session_id supports at most {MAX_ALLOWLIST_SESSIONS} sessions per request",
+            422, f"{field} supports at most {MAX_ALLOWLIST_SESSIONS} sessions per request"
         )
-    if not all(isinstance(entry, str) and entry for entry in value):
-        raise HonchoError(422, "filters.session_id entries must be non-empty strings")
-    allowed = list(dict.fromkeys(value))
-    if session_id is not None and session_id not in allowed:
-        raise HonchoError(422, "session_id must be included in filters.session_id")
-    return allowed
+    checks_ids = version.speaks(Feature.CONTEXT_SESSIONS)
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            raise HonchoError(422, f"{field} entries must be non-empty strings")
+        if checks_ids and not _SESSION_ID.fullmatch(entry):
+            raise HonchoError(
+                422,
+                f"Invalid session id in {field}: {entry!r}. Session ids match "
+                f"{RESOURCE_NAME_PATTERN}",
+            )
+    if must_include is not None and must_include not in entries:
+        raise HonchoError(422, f"session_id must be included in {field}")
+    return list(dict.fromkeys(entries))
 
 
 def _query_selection(request: Request, *, include_most_frequent_default: bool) -> Selection:

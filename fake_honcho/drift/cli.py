@@ -104,7 +104,7 @@ def _report(
         real = run_script(client, script, workspace_names(prefix))
         if args.record is not None:
             write_recording(args.record, Recording(script, real, shown, version.name))
-        found = differences(script, real, run_on_fake(script, version))
+        found = differences(script, real, run_on_fake(script, version), version)
         exchanges += len(script.steps)
         mine = [d for d in found if not d.declared]
         undeclared += len(mine)

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from fake_honcho.divergences import divergence
 from fake_honcho.drift.exchange import Result, Script, Step, run_script, workspace_names
 from fake_honcho.versions import HonchoVersion, resolve_version
 
@@ -65,16 +66,14 @@ class Recording:
 
 @dataclass(frozen=True)
 class Difference:
-    """One step whose answers differ; ``declared`` names the register entry that explains it."""
+    """One step whose answers differ; ``declared`` names the register entry that explains it
+    (the step's, when that entry applies to the version compared)."""
 
     index: int
     step: Step
     expected: Result
     actual: Result
-
-    @property
-    def declared(self) -> str | None:
-        return self.step.divergence
+    declared: str | None = None
 
     def render(self, expected_label: str = "server", actual_label: str = "fake") -> str:
         request = json.dumps(self.step.describe(), ensure_ascii=False)
@@ -88,14 +87,25 @@ class Difference:
 
 
 def differences(
-    script: Script, expected: Sequence[Result], actual: Sequence[Result]
+    script: Script,
+    expected: Sequence[Result],
+    actual: Sequence[Result],
+    version: str | HonchoVersion | None = None,
 ) -> list[Difference]:
-    """Every step of ``script`` whose two results differ, in order."""
+    """Every step of ``script`` whose two results differ, in order, at ``version``."""
     return [
-        Difference(i, step, want, got)
+        Difference(i, step, want, got, declared_at(step, resolve_version(version)))
         for i, (step, want, got) in enumerate(zip(script.steps, expected, actual, strict=True))
         if want != got
     ]
+
+
+def declared_at(step: Step, version: HonchoVersion) -> str | None:
+    """The register entry ``step`` names, if it applies to ``version`` (a bug the version
+    fixed is no divergence there)."""
+    if step.divergence is None:
+        return None
+    return step.divergence if divergence(step.divergence).applies_to(version) else None
 
 
 def run_on_fake(script: Script, version: str | HonchoVersion | None = None) -> list[Result]:

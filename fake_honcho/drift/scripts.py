@@ -14,6 +14,7 @@ from typing import Any
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.scripts_rules31 import RULES31_SCRIPTS
 from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
@@ -630,6 +631,7 @@ NUMERIC_FILTERS = Script(
 SERVER_BUGS = Script(
     "server_bugs",
     [
+        post("/v3/workspaces", {"id": "{ws}"}, note="(a rejected write never creates it)"),
         post(
             S + "/s1/messages",
             _msgs(("new.peer", "hi")),
@@ -679,6 +681,7 @@ SCRIPTS: tuple[Script, ...] = (
     CHAT,
     NUMERIC_FILTERS,
     SERVER_BUGS,
+    *RULES31_SCRIPTS,
     *SCOPE_SCRIPTS,
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -9,7 +10,7 @@ from starlette.responses import Response
 
 from fake_honcho import scopes
 from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
-from fake_honcho.filters import MESSAGE, Predicate, compile_filter
+from fake_honcho.filters import MESSAGE, Predicate, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.render_memo import render_memo
 from fake_honcho.search import search_index, sortable_timestamp
@@ -52,23 +53,25 @@ async def run_search(
 
 def _predicate(
     fake: FakeHoncho, ws: str, scope: dict[str, str], given: dict[str, Any]
-) -> Predicate | None:
+) -> Callable[[Row], bool] | None:
     """The test the body's ``filters`` put on each hit, if any (the index applies the
     route's own scope; ``scope`` keys override the filters')."""
     filters = dict(given)
     perspective = filters.pop("peer_perspective", None)
     filters.update({"workspace_id": ws, **scope})
     predicate = (
-        compile_filter(filters, MESSAGE) if filters.keys() - {"workspace_id", *scope} else None
+        compile_filter(filters, MESSAGE, dialect_for(fake.version))
+        if filters.keys() - {"workspace_id", *scope}
+        else None
     )
     if perspective is not None:
-        predicate = _with_perspective(fake, ws, str(perspective), predicate)
-    return predicate
+        return _with_perspective(fake, ws, str(perspective), predicate)
+    return None if predicate is None else (lambda row: predicate(row) is True)
 
 
 def _with_perspective(
     fake: FakeHoncho, ws: str, peer: str, predicate: Predicate | None
-) -> Predicate:
+) -> Callable[[Row], bool]:
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
     windows = {
         sid: (row["joined_at"], row["left_at"])
@@ -87,4 +90,4 @@ def _with_perspective(
 
     if predicate is None:
         return visible
-    return lambda row: visible(row) and predicate(row)
+    return lambda row: visible(row) and predicate(row) is True

@@ -27,7 +27,7 @@ from fake_honcho.errors import (
     invalid,
     value_error,
 )
-from fake_honcho.filters import MESSAGE, compile_filter
+from fake_honcho.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
@@ -261,7 +261,7 @@ async def list_messages(request: Request) -> Response:
     ws, sid = _ids(request)
     params = page_params(request)
     body = await read_body(request, "MessageGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), MESSAGE)
+    predicate = compile_filter(body.get("filters"), MESSAGE, dialect_for(fake.version))
     index, memo = message_index(fake.store), render_memo(fake.store)
     with fake.store.lock:
         ids = index.session_ids(ws, sid)

@@ -10,17 +10,18 @@ from starlette.routing import Route
 
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import PEER, SESSION, compile_filter
+from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
     check_name,
+    check_new_peer_names,
     ensure_workspace,
     is_scope,
     new_peer,
-    reject_reserved_new,
 )
 from fake_honcho.routes._search import run_search
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -49,8 +50,10 @@ async def update(request: Request) -> Response:
     with fake.store.lock:
         existing = fake.store.get("peers", (ws, pid))
         if existing is None:
-            reject_reserved_new(fake, ws, [pid])
-            check_name(pid)
+            if fake.version.speaks(Feature.PEER_NAME_422):
+                check_new_peer_names(fake, ws, [pid])
+            else:
+                check_name(pid)
         elif is_scope(existing):
             raise HonchoError(
                 422, f"Peer '{pid}' is a scope. Use the scopes routes to manage scopes."
@@ -84,7 +87,7 @@ async def list_peers(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "PeerGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), PEER)
+    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version))
     kind = body.get("kind")  # 3.1: scopes are listed only when asked for
     with fake.store.lock:
         rows = [
@@ -104,7 +107,7 @@ async def sessions_of_peer(request: Request) -> Response:
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION)
+    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
     with fake.store.lock:
         joined = grouped(fake.store, PEER_SESSIONS, ws, pid)
         rows = [

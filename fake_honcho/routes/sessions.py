@@ -18,17 +18,19 @@ from fake_honcho.endpoint import (
     respond,
 )
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import SESSION, compile_filter
+from fake_honcho.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
     SESSION_OBSERVERS_LIMIT,
     add_members,
+    check_new_peer_names,
     clean_configuration,
     ensure_session,
     ensure_workspace,
     get_active_session,
+    get_peer,
     is_scope,
     new_session,
     now,
@@ -42,6 +44,7 @@ from fake_honcho.resources import (
 )
 from fake_honcho.routes._search import run_search
 from fake_honcho.state import Row
+from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -73,7 +76,7 @@ async def get_or_create(request: Request) -> Response:
         created = row is None
         if row is None:
             plan_members(fake, ws, sid, peers)
-            _check_peer_names(peers, 422)
+            _check_peer_names(fake, ws, peers, 422)
             ensure_workspace(fake, ws)
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
@@ -82,7 +85,7 @@ async def get_or_create(request: Request) -> Response:
         else:
             if not row["is_active"]:
                 raise session_not_found(ws, sid)
-            _check_peer_names(peers, 422)
+            _check_peer_names(fake, ws, peers, 422)
             if peers:
                 add_members(fake, ws, sid, peers)
             row = _apply_update(fake, ws, sid, row, metadata, configuration)
@@ -93,9 +96,15 @@ async def get_or_create(request: Request) -> Response:
     return respond(request, public(row), status=201 if created else 200, schema="Session")
 
 
-def _check_peer_names(peers: dict[str, Any], status: int, detail: str | None = None) -> None:
-    """The server builds ``PeerCreate(name=...)`` for every peer of a map, and each route
-    answers the ValidationError its own way: ``detail``, or the error's text."""
+def _check_peer_names(
+    fake: FakeHoncho, ws: str, peers: dict[str, Any], status: int, detail: str | None = None
+) -> None:
+    """Honcho 3.0.12 builds ``PeerCreate(name=...)`` for every peer of a map, and each
+    route answers the ValidationError its own way: ``detail``, or the error's text. From
+    3.1 (``Feature.PEER_NAME_422``) every route answers 422 naming the bad new peers."""
+    if fake.version.speaks(Feature.PEER_NAME_422):
+        check_new_peer_names(fake, ws, list(peers))
+        return
     text = peer_create_error(peers)
     if text is not None:
         raise HonchoError(status, detail or text)
@@ -123,7 +132,7 @@ async def list_sessions(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION)
+    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
     with fake.store.lock:
         rows = [
             row
@@ -217,7 +226,7 @@ async def add_peers(request: Request) -> Response:
             plan_members(fake, ws, sid, body)
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
-        _check_peer_names(body, 404, "Session not found")  # any ValueError
+        _check_peer_names(fake, ws, body, 404, "Session not found")  # any ValueError
         row, _ = ensure_session(fake, ws, sid)
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")
@@ -232,7 +241,7 @@ async def set_peers(request: Request) -> Response:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
         row = get_active_session(fake, ws, sid)
         reject_reserved_new(fake, ws, body)
-        _check_peer_names(body, 404, "Failed to set peers for session")
+        _check_peer_names(fake, ws, body, 404, "Failed to set peers for session")
         current = session_members(fake.store, ws, sid)
         leaving = [  # a scope's membership is the scopes routes' to end
             m["peer_id"]
@@ -275,6 +284,8 @@ async def get_peer_config(request: Request) -> Response:
     pid = request.path_params["peer_id"]
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
+        if fake.version.speaks(Feature.SCOPES):  # 3.1 looks the peer up first (scope check)
+            get_peer(fake, ws, pid)
         member = fake.store.get("session_peers", (ws, sid, pid))
         if member is None:
             raise HonchoError(
@@ -294,8 +305,8 @@ async def set_peer_config(request: Request) -> Response:
     with fake.store.lock:
         get_active_session(fake, ws, sid)
         scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
-        if peer_create_error([pid]) is not None:
-            raise HonchoError(404, "Session not found")
+        if not fake.version.speaks(Feature.PEER_NAME_422) and peer_create_error([pid]):
+            raise HonchoError(404, "Session not found")  # 3.0.12's PeerCreate(name=pid)
         if fake.store.get("peers", (ws, pid)) is None:
             raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
         member = fake.store.get("session_peers", (ws, sid, pid))

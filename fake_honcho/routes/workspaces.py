@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import WORKSPACE, compile_filter
+from fake_honcho.filters import WORKSPACE, compile_filter, dialect_for
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import clean_configuration, ensure_workspace, get_workspace
 from fake_honcho.routes._search import run_search
@@ -41,7 +41,7 @@ async def list_workspaces(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "WorkspaceGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), WORKSPACE)
+    predicate = compile_filter(body.get("filters"), WORKSPACE, dialect_for(fake.version))
     with fake.store.lock:
         rows = [r for r in fake.store.rows("workspaces") if predicate is None or predicate(r)]
     return respond(request, page_of(rows, params), schema="Page_Workspace_")

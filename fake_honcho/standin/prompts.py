@@ -30,6 +30,12 @@ _DIALECTIC_DIRECTED = re.compile(
     r"(?P<peer>[A-Za-z0-9_-]+)\."
 )
 _CARD_LINE = re.compile(r"^- (?P<entry>.+)$")
+# The workspace agent's prefetched overview (3.1, pull request 931): "Most active peers
+# (top 2):" then "- alice (3 messages, last active 2026-12-01)", each followed by card facts.
+_WORKSPACE_AGENT = "You are a workspace-level analysis agent"
+_ACTIVE_PEER = re.compile(r"^- (?P<peer>[A-Za-z0-9_-]+) \(\d+ messages")
+# A workspace search_memory result names its pair first: "[alice->alice]".
+_SEARCHED_PAIR = re.compile(r"^\[(?P<observer>[^\]>]+)->(?P<observed>[^\]]+)\]$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,27 @@ def dialectic_peer(system_prompt: str) -> str | None:
     """The observed peer of a dialectic agent's system prompt."""
     match = _DIALECTIC_DIRECTED.search(system_prompt) or _DIALECTIC_GLOBAL.search(system_prompt)
     return match["peer"] if match else None
+
+
+def is_workspace_dialectic(system_prompt: str) -> bool:
+    """Whether a system prompt is Honcho 3.1's workspace chat agent's."""
+    return _WORKSPACE_AGENT in system_prompt
+
+
+def active_peers(text: str) -> list[str]:
+    """The peers a workspace overview lists under ``Most active peers``, in its order."""
+    start = text.find("Most active peers (top ")
+    if start < 0:
+        return []
+    return [
+        match["peer"] for line in text[start:].splitlines() if (match := _ACTIVE_PEER.match(line))
+    ]
+
+
+def searched_pair(tool_result: str) -> tuple[str, str] | None:
+    """The ``(observer, observed)`` a workspace ``search_memory`` result starts with."""
+    match = _SEARCHED_PAIR.search(tool_result)
+    return (match["observer"], match["observed"]) if match else None
 
 
 def card_entries(text: str) -> list[str]:

@@ -9,6 +9,8 @@ shows, so a real Honcho driven by the stand-in derives what the fake derives:
 * summaries (plain text over a ``<conversation>``): the toy extractive summary;
 * the dialectic agent (tools with ``search_memory``): the toy chat answer over the
   prefetched observations, or over the session history when there are none;
+* 3.1's workspace chat agent (its own system prompt): ``search_memory`` of each peer the
+  overview lists as most active, then the toy workspace answer over what they found;
 * dreams (tools with ``update_peer_card``): ``get_recent_observations``, then
   ``update_peer_card`` with the toy card rules, then a closing text; the induction
   specialist finds no patterns.
@@ -23,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fake_honcho.deriver import cards, chat, summaries
+from fake_honcho.deriver import cards, chat, summaries, workspace_chat
 from fake_honcho.deriver.extract import extract_facts
 from fake_honcho.standin import prompts
 
-Task = Literal["deriver", "summary", "dialectic", "dream", "other"]
+Task = Literal["deriver", "summary", "dialectic", "workspace-dialectic", "dream", "other"]
 
 RECENT_OBSERVATIONS_LIMIT = 100  # the most get_recent_observations returns
 DREAM_DONE = "Peer card review complete."
@@ -59,6 +61,8 @@ def reply(body: dict[str, Any]) -> Reply:
         return Reply("deriver", json.dumps({"explicit": _explicit(_text_of(messages))}))
     if "update_peer_card" in tools or "create_observations_inductive" in tools:
         return _dream(messages, tools)
+    if messages and prompts.is_workspace_dialectic(_content(messages[0])):
+        return _workspace_dialectic(messages, tools, body.get("tool_choice"), schema)
     if "search_memory" in tools or _is_dialectic(messages):
         return _dialectic(messages, tools, body.get("tool_choice"), schema)
     summary_type = _summary_type(_text_of(messages))
@@ -127,6 +131,57 @@ def _dialectic(
 
 
 _LEVEL_OF_TOP_K = {top_k: level for level, top_k in chat.CONCLUSIONS_PER_LEVEL.items()}
+
+# A workspace search fetches what the peer chat would be shown (25, 10 at minimal); one
+# more than that says medium, so the streamed last call (no tools) still knows the level.
+_WORKSPACE_TOP_K = {
+    "minimal": chat.PREFETCHED_MINIMAL,
+    "low": chat.PREFETCHED,
+    "medium": chat.PREFETCHED + 1,
+}
+_LEVEL_OF_WORKSPACE_TOP_K = {top_k: level for level, top_k in _WORKSPACE_TOP_K.items()}
+_WORKSPACE_MINIMAL_TOOLS = {"get_workspace_stats", "search_memory", "search_messages"}
+
+
+def _workspace_dialectic(
+    messages: list[dict[str, Any]], tools: set[str], tool_choice: Any, schema: dict[str, Any] | None
+) -> Reply:
+    """Search each listed peer's own memory, then answer as the fake's workspace chat does."""
+    user = next((_content(m) for m in messages if m.get("role") == "user"), "")
+    query = user.removeprefix("Query: ").split("\n\n## Relevant Observations (prefetched)")[0]
+    peers = prompts.active_peers(user)
+    searched = [
+        (call, result) for call, result in _tool_results(messages) if call.name == "search_memory"
+    ]
+    if not searched and peers:
+        level = (
+            "minimal" if tools == _WORKSPACE_MINIMAL_TOOLS else _reasoning_level(set(), tool_choice)
+        )
+        top_k = _WORKSPACE_TOP_K[level]
+        return Reply(
+            "workspace-dialectic",
+            tool_calls=[
+                ToolCall(
+                    "search_memory", {"observer": p, "observed": p, "query": query, "top_k": top_k}
+                )
+                for p in peers
+            ],
+        )
+    level = "low"
+    if searched:
+        level = _LEVEL_OF_WORKSPACE_TOP_K.get(_as_int(searched[0][0].arguments.get("top_k")), "low")
+    found: list[tuple[str, list[dict[str, Any]]]] = []
+    for call, result in searched:
+        pair = prompts.searched_pair(result)
+        peer = str(call.arguments.get("observed", ""))
+        if pair is None or "Found " not in result:  # no observations (a message fallback)
+            found.append((peer, []))
+            continue
+        found.append((peer, _rows((obs.content, obs.at) for obs in prompts.observations(result))))
+    text, used = workspace_chat.answer(query, found, level)
+    if schema is not None:
+        return Reply("workspace-dialectic", chat.structured(text, used, schema))
+    return Reply("workspace-dialectic", text)
 
 
 def _is_dialectic(messages: list[dict[str, Any]]) -> bool:

@@ -11,7 +11,7 @@ from fake_honcho import FakeHoncho
 from fake_honcho.deriver.representation import Selection, render_plain, select
 from fake_honcho.tokens import token_count
 
-from .support import World
+from .support import World, make_fake
 
 CONTEXT = "/v3/workspaces/ws/sessions/s/context"
 
@@ -164,23 +164,48 @@ def test_errors(client: httpx.Client, world: World) -> None:
     )
 
 
-def test_representation_scope_limit_to_session_and_sessions(
-    client: httpx.Client, fake: FakeHoncho, world: World
-) -> None:
+def _two_sessions(fake: FakeHoncho, world: World) -> None:
     world.session("s", {"alice": {}})
     world.session("t", {"alice": {}})
     world.say("s", "alice", "I like tea")
     world.say("t", "alice", "I live in Oslo")
+    world.http.put("/v3/workspaces/ws/peers/alice/card", json={"peer_card": ["likes tea"]})
     fake.deriver.run_until_idle()
 
-    def facts(**params: Any) -> list[str]:
-        text = context(client, peer_target="alice", **params)["peer_representation"]
-        return [line.split("] ", 1)[1] for line in text.splitlines()[2:]]
 
-    assert facts() == ["alice likes tea", "alice lives in Oslo"]
-    assert facts(limit_to_session="true") == ["alice likes tea"]
-    assert facts(sessions=["t"]) == ["alice lives in Oslo"]
-    both = client.get(
-        CONTEXT, params={"peer_target": "alice", "sessions": "t", "limit_to_session": "true"}
-    )
-    assert both.status_code == 422
+def _facts(client: httpx.Client, **params: Any) -> tuple[list[str], Any]:
+    body = context(client, peer_target="alice", **params)
+    lines = body["peer_representation"].splitlines()[2:]
+    return [line.split("] ", 1)[1] for line in lines], body["peer_card"]
+
+
+def test_representation_limit_to_session_and_sessions_ignored_at_3012(
+    client: httpx.Client, fake: FakeHoncho, world: World
+) -> None:
+    """3.0.12 has no ``sessions`` parameter: it is ignored, and the card stays."""
+    _two_sessions(fake, world)
+    everything = (["alice likes tea", "alice lives in Oslo"], ["likes tea"])
+    assert _facts(client) == everything
+    assert _facts(client, limit_to_session="true") == (["alice likes tea"], ["likes tea"])
+    assert _facts(client, sessions=["t"]) == everything
+    assert _facts(client, sessions=["t"], limit_to_session="true")[0] == ["alice likes tea"]
+
+
+def test_representation_sessions_at_31_narrow_recall_and_hide_the_card() -> None:
+    with (
+        make_fake("manual", version="3.1") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        _two_sessions(fake, World(fake, client))
+        assert _facts(client)[1] == ["likes tea"]
+        assert _facts(client, limit_to_session="true") == (["alice likes tea"], None)
+        assert _facts(client, sessions=["s", "t"]) == (
+            ["alice likes tea", "alice lives in Oslo"],
+            None,
+        )
+        outside = client.get(CONTEXT, params={"peer_target": "alice", "sessions": "t"})
+        assert outside.json() == {"detail": "session_id must be included in sessions"}
+        both = client.get(
+            CONTEXT, params={"peer_target": "alice", "sessions": "s", "limit_to_session": "true"}
+        )
+        assert both.status_code == 422

@@ -12,13 +12,17 @@ from fake_honcho.errors import HonchoError
 from fake_honcho.filters import (
     COMPARISON_OPERATORS,
     CONCLUSION,
+    LEGACY,
     MESSAGE,
     PEER,
     SESSION,
+    STRICT,
     WORKSPACE,
     Model,
     compile_filter,
+    dialect_for,
 )
+from fake_honcho.versions import VERSIONS
 
 ROWS: list[dict[str, Any]] = [
     {
@@ -66,7 +70,6 @@ def selected(filters: Any, model: Model = MESSAGE) -> list[str]:
         ({"peer_id": {"in": []}}, []),
         ({"peer_id": "*"}, ["m1", "m2", "m3"]),
         ({"peer_id": {"in": ["*"]}}, ["m1", "m2", "m3"]),
-        ({"peer_id": {"ne": "alice"}}, ["m2", "m3"]),
         ({"peer_id": {"contains": "O"}}, ["m2", "m3"]),
         ({"peer_id": {"icontains": "LIC"}}, ["m1"]),
         ({"peer_id": {"contains": "%"}}, []),
@@ -197,6 +200,83 @@ def test_errors_carry_the_server_text(filters: Any, model: Model, text: str) -> 
     assert (raised.value.status, raised.value.detail) == (422, text)
 
 
+# -- what 3.1 changed (Feature.STRICT_FILTERS), measured on real 3.0.12 and 3.1 servers -----
+
+CONCLUSIONS: list[dict[str, Any]] = [
+    {"id": "c1", "session_id": "s1", "level": "explicit"},
+    {"id": "c2", "session_id": None, "level": "explicit"},
+]
+
+
+def chosen(filters: Any, rows: list[dict[str, Any]], model: Model, dialect: Any) -> list[str]:
+    predicate = compile_filter(filters, model, dialect)
+    return [row["id"] for row in rows if predicate is None or predicate(row) is True]
+
+
+def test_the_version_picks_the_dialect() -> None:
+    assert dialect_for(VERSIONS["3.0.12"]) is LEGACY
+    assert dialect_for(VERSIONS["3.1"]) is STRICT
+
+
+@pytest.mark.parametrize(
+    ("filters", "legacy", "strict"),
+    [
+        ({"NOT": [{"metadata": {"score": {"gte": 5}}}]}, ["m2"], ["m2", "m3"]),
+        ({"NOT": [{"metadata": {"topic": {"in": ["tea"]}}}]}, ["m2"], ["m2", "m3"]),
+        ({"metadata": {"score": {"ne": 7}}}, ["m2"], ["m2"]),  # ->> stays plain <>
+        ({"NOT": [{"OR": [{"metadata": {"score": {"gt": 5}}}, {"peer_id": "bob"}]}]}, [], ["m3"]),
+    ],
+)
+def test_negation_over_a_missing_value(filters: Any, legacy: list[str], strict: list[str]) -> None:
+    """3.0.12 negates with plain NOT (unknown stays unknown); 3.1 with IS NOT TRUE."""
+    assert chosen(filters, ROWS, MESSAGE, LEGACY) == legacy
+    assert chosen(filters, ROWS, MESSAGE, STRICT) == strict
+
+
+def test_ne_over_an_unset_column_is_distinct_from_only_in_31() -> None:
+    filters = {"session_id": {"ne": "s1"}}
+    assert chosen(filters, CONCLUSIONS, CONCLUSION, STRICT) == ["c2"]
+    assert chosen({"peer_id": {"ne": "alice"}}, ROWS, MESSAGE, STRICT) == ["m2", "m3"]
+    not_s1 = {"NOT": [{"session_id": "s1"}]}
+    assert chosen(not_s1, CONCLUSIONS, CONCLUSION, LEGACY) == []
+    assert chosen(not_s1, CONCLUSIONS, CONCLUSION, STRICT) == ["c2"]
+    assert chosen({"session_id": {"ne": None}}, CONCLUSIONS, CONCLUSION, STRICT) == ["c1"]
+
+
+@pytest.mark.parametrize(
+    ("filters", "model", "text"),
+    [
+        (
+            {"level": "bogus"},
+            CONCLUSION,
+            "Invalid value for column 'level': 'bogus'. "
+            "Expected one of ['contradiction', 'deductive', 'explicit', 'inductive']",
+        ),
+        (
+            {"metadata": {"score": {"gte": [1]}}},
+            MESSAGE,
+            "Failed to build numeric comparison condition for operator 'gte' with value '[1]': "
+            "Failed to process numeric cast for value '[1]': Invalid value for numeric "
+            "operator: [1]. Expected a number, got list",
+        ),
+    ],
+)
+def test_strict_refusals(filters: Any, model: Model, text: str) -> None:
+    with pytest.raises(HonchoError) as raised:
+        compile_filter(filters, model, STRICT)
+    assert (raised.value.status, raised.value.detail) == (422, text)
+    assert compile_filter({"level": "explicit"}, CONCLUSION, STRICT) is not None
+
+
+def test_the_legacy_dialect_keeps_its_answers() -> None:
+    """3.0.12 (a 500 on the real server) keeps the fake's 422 texts and open value sets."""
+    assert chosen({"level": "bogus"}, CONCLUSIONS, CONCLUSION, LEGACY) == []
+    with pytest.raises(HonchoError, match=r"422, .Invalid numeric value: s1. Expected a number"):
+        compile_filter({"session_id": {"ne": "s1"}}, CONCLUSION, LEGACY)  # float("s1")
+    with pytest.raises(HonchoError, match=r"422, .Failed to build numeric comparison"):
+        compile_filter({"metadata": {"score": {"gte": [1]}}}, MESSAGE, LEGACY)  # as 3.0.12
+
+
 # -- numbers as PostgreSQL compares them (measured on a real 3.0.12) ---------------------
 
 SCORES = {"five": 5, "twenty": 20, "nan": "NaN", "inf": "Infinity", "blank": "", "big": "1e400"}
@@ -290,7 +370,7 @@ def test_no_filter_fails_other_than_with_a_422(data: st.DataObject) -> None:
     model = data.draw(MODELS)
     filters = data.draw(_filters(model))
     try:
-        predicate = compile_filter(filters, model)
+        predicate = compile_filter(filters, model, data.draw(st.sampled_from([LEGACY, STRICT])))
     except HonchoError as refused:
         assert refused.status == 422
         return
