@@ -114,18 +114,24 @@ class Dialect:
     numbers_only_ranges: bool
     """``gte lte gt lt ne`` on a text column cast their operand to a number first, so a
     word is a 422 (3.0.12; a number fails in the database, a declared 500)."""
+    exact_numbers: bool
+    """An integer column's operand binds exactly (``Decimal``; a float stays a float) where
+    3.0.12 binds ``float(value)``: a number string such as ``"sNaN"`` is then numeric's
+    NaN, not a 422 (3.1)."""
 
 
 LEGACY = Dialect(
     null_safe_negation=False,
     closed_values=False,
     numbers_only_ranges=True,
+    exact_numbers=False,
 )
 """Honcho 3.0.12's filters."""
 STRICT = Dialect(
     null_safe_negation=True,
     closed_values=True,
     numbers_only_ranges=False,
+    exact_numbers=True,
 )
 """Honcho 3.1's filters (``Feature.STRICT_FILTERS``)."""
 
@@ -422,7 +428,7 @@ def _coerce(
             f"Invalid value for column '{column}': expected a datetime, got {_type_name(value)}"
         )
     if kind is int:
-        return _numeric(value)
+        return _numeric(value, exact=dialect.exact_numbers)
     if not isinstance(value, str):
         raise filter_error(
             f"Invalid value for column '{column}': expected a string, got {_type_name(value)}"
@@ -452,14 +458,20 @@ def _check_closed(column: str, value: str) -> None:
         )
 
 
-def _numeric(value: Any) -> Key:
-    """A number compared with an integer column: ``float(value)``, as the server binds it
-    (an int is kept exact: the server cannot bind one beyond a double's range at all)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return number_key(Decimal(value))
+def _numeric(value: Any, *, exact: bool) -> Key:
+    """A number compared with an integer column, bound as the server binds it: 3.0.12 as
+    ``float(value)``; with ``exact`` (3.1) a float stays a float and anything else becomes
+    a ``Decimal``. A bool or an int is exact either way (3.0.12 rounds an int past 2**53,
+    and cannot bind one beyond a double at all: a 500)."""
     try:
-        return number_key(float(value))
-    except (TypeError, ValueError):
+        if isinstance(value, bool):
+            return number_key(Decimal(int(value)))
+        if isinstance(value, int):
+            return number_key(Decimal(value))
+        if isinstance(value, float) or not exact:
+            return number_key(float(value))
+        return number_key(Decimal(str(value)))
+    except (TypeError, ValueError, ArithmeticError):
         raise filter_error(
             f"Invalid numeric value: {value}. Expected a number, got {_type_name(value)}"
         ) from None

@@ -204,6 +204,11 @@ OPERATIONS: tuple[Operation, ...] = (
         "Messages of every session of the workspace (or of one scope) that match the query.",
         Answer(OK, "Message", many=True), Body("WorkspaceMessageSearchOptions"),
         needs=Feature.SCOPES),
+    _op("POST", W + "/chat", "chat", "workspaces",
+        "Answers a question from what was derived across the workspace (or one scope); "
+        "streamed as server-sent events when asked.",
+        Answer(OK, "DialecticResponse", inline=True, stream=True), Body("WorkspaceChatOptions"),
+        needs=Feature.WORKSPACE_CHAT),
     _op("GET", W + "/queue/status", "get_queue_status", "workspaces",
         "How much derivation work is pending, in progress and done, optionally for one "
         "observer, sender or session.",

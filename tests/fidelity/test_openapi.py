@@ -180,17 +180,10 @@ def _recorded(version: str) -> dict[str, Any]:
     return recorded
 
 
-WORKSPACE_CHAT = "workspace chat (Feature.WORKSPACE_CHAT) is not served yet"
 # What a version's real document has that the fake does not serve yet, by JSON pointer
 # prefix. Any other difference fails; an entry that no longer differs fails as stale.
 PENDING: dict[str, dict[str, str]] = {
-    "3.1": {
-        "/paths//v3/workspaces/{workspace_id}/chat": WORKSPACE_CHAT,
-        "/components/schemas/WorkspaceChatOptions": WORKSPACE_CHAT,
-    },
     "3.2": {
-        "/paths//v3/workspaces/{workspace_id}/chat": WORKSPACE_CHAT,
-        "/components/schemas/WorkspaceChatOptions": WORKSPACE_CHAT,
         "/paths//v3/workspaces/{workspace_id}/conclusions/{conclusion_id}/get": (
             "GET one conclusion (Feature.CONCLUSION_GET) is not served yet"
         ),
