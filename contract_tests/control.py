@@ -67,6 +67,10 @@ class JournalRecord:
     json: Any
     status: int | None
     fault: str | None
+    #: Fields the fake's Honcho version dropped (``body.scope``): see ``fake_honcho.ignored``.
+    ignored: tuple[str, ...] = ()
+    #: The client's ``X-Honcho-Host`` header.
+    honcho_host: str | None = None
 
 
 class FakeControl(ABC):
@@ -120,7 +124,9 @@ def _drained(result: dict[str, Any]) -> int:
 
 
 def _records(entries: list[dict[str, Any]]) -> list[JournalRecord]:
-    return [JournalRecord(**entry) for entry in entries]
+    return [
+        JournalRecord(**{**entry, "ignored": tuple(entry.get("ignored", ()))}) for entry in entries
+    ]
 
 
 class InProcessControl(FakeControl):

@@ -23,6 +23,7 @@ import os
 import signal
 import socket
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 import uvicorn
@@ -30,6 +31,8 @@ import uvicorn
 from fake_honcho._version import version_line
 from fake_honcho.fake import FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
+from fake_honcho.ignored import MODES as IGNORED_MODES
+from fake_honcho.ignored import IgnoredFieldWarning
 from fake_honcho.persistence import StateFileError
 from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.versions import (
@@ -71,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
     )
     add_version_option(parser)
+    parser.add_argument(
+        "--ignored-fields",
+        choices=IGNORED_MODES,
+        default="warn",
+        help="a request field this version silently drops (one a later version reads, "
+        "e.g. 'scope' before 3.1): warn (once per route and field, on stderr), error "
+        "(answer 422) or allow (%(default)s)",
+    )
     parser.add_argument("--log-level", choices=tuple(LOG_LEVELS), default="info")
     parser.add_argument(
         "--deriver",
@@ -156,6 +167,7 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
         seed=args.seed,
         state_file=args.state_file,
         journal_limit=JOURNAL_LIMIT,
+        ignored_fields=args.ignored_fields,
     )
     for rule in getattr(args, "fault", []):
         fake.faults.add(rule)
@@ -192,6 +204,8 @@ def serve(argv: Sequence[str]) -> int:
     """``fake-honcho [serve] [OPTIONS]``: serve until SIGINT or SIGTERM."""
     args = build_parser().parse_args(argv)
     show_notices(args.log_level)
+    # The notice line (logger fake_honcho.ignored) says it; no second, Python-style line.
+    warnings.filterwarnings("ignore", category=IgnoredFieldWarning)
     # The socket first: a start that cannot listen must not create the state file.
     try:
         sock = bind(args.host, args.port)

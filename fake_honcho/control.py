@@ -115,6 +115,8 @@ def _entry(entry: JournalEntry) -> dict[str, Any]:
         "json": entry.json,
         "status": entry.status,
         "fault": entry.fault,
+        "ignored": list(entry.ignored),
+        "honcho_host": entry.honcho_host,
     }
 
 

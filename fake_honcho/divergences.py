@@ -1,4 +1,5 @@
-"""The divergence register: every known difference between the fake and a real Honcho 3.0.12.
+"""The divergence register: every known difference between the fake and a real Honcho 3.0.12,
+and what the fake's newer versions model from the clients rather than from a server.
 
 The fake copies real Honcho wherever a client can tell; where it deliberately does
 not (a real-server bug, a race, an order the server does not promise), the
@@ -20,6 +21,7 @@ on each, and list the contract tests that cannot pass on the real server because
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,11 +29,12 @@ from typing import Any, Literal
 
 import httpx
 
-from fake_honcho.versions import Feature, HonchoVersion
+from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
 
 __all__ = [
     "DIVERGENCES",
     "UNSTABLE",
+    "UNVERIFIED",
     "Divergence",
     "Kind",
     "Probe",
@@ -42,8 +45,10 @@ __all__ = [
 
 #: ``real-bug``: the real server is wrong; ``not-copied``: real behaviour the fake
 #: chooses not to reproduce; ``unspecified``: the real server promises nothing and
-#: the fake picks one deterministic answer.
-Kind = Literal["real-bug", "not-copied", "unspecified"]
+#: the fake picks one deterministic answer; ``modelled``: no server source or server
+#: here shows the behaviour, so the fake models it from what today's SDKs send and
+#: parse (named in ``evidence``): modelled, not verified.
+Kind = Literal["real-bug", "not-copied", "unspecified", "modelled"]
 #: ``probe(client, workspace) -> observed``: ``client`` has the server's base URL;
 #: ``workspace`` is a fresh prefix the probe may use for any workspace ids it needs.
 Probe = Callable[[httpx.Client, str], Any]
@@ -57,6 +62,16 @@ class _Unstable:
 
 
 UNSTABLE: Any = _Unstable()
+
+
+class _Unverified:
+    """Marks a real result nobody has seen: the behaviour is modelled (kind ``modelled``)."""
+
+    def __repr__(self) -> str:
+        return "UNVERIFIED"
+
+
+UNVERIFIED: Any = _Unverified()
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,11 @@ class Divergence:
     @property
     def skip_reason(self) -> str:
         return f"real Honcho 3.0.12 differs here (divergence {self.id}): {self.summary}"
+
+    @property
+    def first_version(self) -> HonchoVersion:
+        """The oldest version a real server of which differs here (its probe runs on it)."""
+        return next(v for v in VERSIONS.values() if self.applies_to(v))
 
     def applies_to(self, version: HonchoVersion) -> bool:
         """Whether a real server of ``version`` differs from the fake here."""
@@ -269,6 +289,29 @@ def _probe_upload_metadata_list(client: httpx.Client, workspace: str) -> Any:
     route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
     files = {"file": ("a.txt", b"hello", "text/plain")}
     return client.post(route, files=files, data={"peer_id": "alice", "metadata": "[1]"}).status_code
+
+
+def _chat_with_evidence(client: httpx.Client, workspace: str) -> Any:
+    """The keys of a chat answer's evidence, plain and streamed, and of a conclusion in it."""
+    _post_messages(client, workspace, "s1", ("alice", "I love green tea"))
+    route = f"/v3/workspaces/{workspace}/peers/alice/chat"
+    body = {"query": "what tea?", "include_evidence": True}
+    plain = client.post(route, json=body).json()
+    streamed = client.post(route, json={**body, "stream": True}).text.strip().splitlines()[-1]
+    done = json.loads(streamed.removeprefix("data: "))
+    return {
+        "plain": sorted(plain.get("evidence") or ()),
+        "streamed": sorted(done.get("evidence") or ()),
+        "conclusion": sorted(plain["evidence"]["conclusions"][0]) if plain.get("evidence") else [],
+        "unasked": "evidence" in client.post(route, json={"query": "what tea?"}).json(),
+    }
+
+
+def _peer_uid(client: httpx.Client, workspace: str) -> Any:
+    """Whether a peer (or workspace, or session) carries the SDK's ``uid``."""
+    client.post("/v3/workspaces", json={"id": workspace})
+    peer = client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "alice"}).json()
+    return "uid" in peer
 
 
 # -- the register -------------------------------------------------------------------------
@@ -683,6 +726,68 @@ DIVERGENCES: tuple[Divergence, ...] = (
     ),
 )
 
+_SDKS = (
+    "honcho-ai 2.7.0 (honcho/api_types.py Evidence, EvidenceObservation, EvidenceMessageRef, "
+    "EvidenceToolCall; honcho/utils/sse.py reads evidence on the done event) and "
+    "@honcho-ai/sdk 2.5.0 (dist/types/api.d.ts, dist/http/streaming.js)"
+)
+
+DIVERGENCES += (
+    Divergence(
+        id="chat-evidence-modelled",
+        kind="modelled",
+        since=Feature.CHAT_EVIDENCE,
+        summary="chat `evidence` (include_evidence) is modelled on the SDKs: no server source",
+        real=(
+            "3.2.0's release notes announce optional evidence in chat answers and streams; "
+            "no source of it is available here (pull request 952's server ignores "
+            "include_evidence), so what a real server puts in it is unseen"
+        ),
+        fake=(
+            "with include_evidence true, peer and workspace chat answer `evidence` "
+            "{conclusions: [{id, level, content, created_at, session_id, source_ids}], "
+            "messages: [{id, session_id, peer_id, "
+            "created_at}], tool_calls: [], reasoning_trace_id: null}: the conclusions the toy "
+            "dialectic quotes, or the message it quotes; streamed on the final done event; no "
+            "`evidence` key when it is not asked for; no observer_id/observed_id in a "
+            "conclusion (honcho-ai 2.7.0: 'None from servers before 3.2.1')"
+        ),
+        reason=(
+            "today's SDKs send include_evidence and parse the answer; a shape both parse is "
+            "better than a field the fake drops without a word"
+        ),
+        evidence=f"modelled, not verified: {_SDKS}",
+        probe=_chat_with_evidence,
+        fake_result={
+            "plain": ["conclusions", "messages", "reasoning_trace_id", "tool_calls"],
+            "streamed": ["conclusions", "messages", "reasoning_trace_id", "tool_calls"],
+            "conclusion": ["content", "created_at", "id", "level", "session_id", "source_ids"],
+            "unasked": False,
+        },
+        real_result=UNVERIFIED,
+    ),
+    Divergence(
+        id="uid-left-out",
+        kind="modelled",
+        summary="no `uid` on workspaces, peers or sessions: left out, no 3.2 client shows it",
+        real=(
+            "unseen: honcho-ai 2.7.0 parses an optional `uid` ('immutable server-assigned "
+            "identifier') on workspaces, peers and sessions, but @honcho-ai/sdk 2.5.0, released"
+            " with 3.2.0, does not, and no server source here has it"
+        ),
+        fake="sends no `uid` at any version (honcho-ai 2.7.0 reads its absence as None)",
+        reason=(
+            "the register models only what a client of the version shows; uid most likely "
+            "arrived after 3.2.0, and its format is unknown"
+        ),
+        evidence="modelled, not verified: honcho-ai 2.7.0 honcho/api_types.py WorkspaceResponse,"
+        " PeerResponse, SessionResponse; absent from @honcho-ai/sdk 2.5.0 dist/types/api.d.ts",
+        probe=_peer_uid,
+        fake_result=False,
+        real_result=UNVERIFIED,
+    ),
+)
+
 _BY_ID = {entry.id: entry for entry in DIVERGENCES}
 
 
@@ -705,6 +810,10 @@ def render_markdown() -> str:
     lines = [
         "# Where the fake differs from a real Honcho 3.0.12",
         "",
+        "And, for its newer versions, what it models from today's SDKs because no server"
+        " here shows it (kind `modelled`: not verified; the Honcho version each entry is"
+        " about is in its first line).",
+        "",
         "Generated from `fake_honcho/divergences.py` by `python -m fake_honcho.divergences`;"
         " do not edit by hand.",
         "Each entry is checked: `tests/fidelity/test_divergences.py` runs its probe against"
@@ -722,22 +831,29 @@ def render_markdown() -> str:
             "",
             f"## {entry.id}",
             "",
-            f"- **Real 3.0.12:** {entry.real}.",
+            f"- **Real {entry.first_version}:** {entry.real}.",
             f"- **Fake:** {entry.fake}.",
             f"- **Why the fake keeps it:** {entry.reason}.",
             f"- **Evidence:** {entry.evidence}.",
         ]
         if entry.since is not None:
-            lines.append(f"- **Applies to:** versions speaking `{entry.since}` (3.1 on).")
+            lines.append(
+                f"- **Applies to:** versions speaking `{entry.since}` "
+                f"({_first_speaking(entry.since)} on)."
+            )
         if entry.fixed_by is not None:
             lines.append(
                 f"- **Applies to:** 3.0.12; fixed where the version speaks `{entry.fixed_by}`"
-                " (3.1 on)."
+                f" ({_first_speaking(entry.fixed_by)} on)."
             )
         if entry.affects:
             names = ", ".join(f"`{name}`" for name in entry.affects)
             lines.append(f"- **Skipped on a real server:** {names}.")
     return "\n".join(lines) + "\n"
+
+
+def _first_speaking(feature: Feature) -> str:
+    return next(v.name for v in VERSIONS.values() if v.speaks(feature))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
+from fake_honcho.ignored import check_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.request_models import RawBody, request_error, scalar
 from fake_honcho.sanitize import strip_nul as strip_nul  # for handlers
@@ -73,12 +74,16 @@ async def body_bytes(request: Request) -> bytes:
     return await request.body() if raw is None else raw
 
 
-async def read_body(request: Request, schema: str, *, required: bool = True) -> Any:
+async def read_body(
+    request: Request, schema: str, *, required: bool = True, successor: str | None = None
+) -> Any:
     """The JSON body as Honcho's model ``schema`` reads it (unless validation is off).
 
     Values are coerced as pydantic's lax mode does (``"2"`` for an integer is 2) and
     only the fields the client sent are kept; aliases such as ``name`` for ``id``
-    arrive under the schema's name (``fake_honcho.request_models``).
+    arrive under the schema's name (``fake_honcho.request_models``). Fields a later
+    version reads (as ``successor``, when it names the body another component) and this
+    one drops go to the ignored-field guard (``fake_honcho.ignored``).
     """
     body = await read_json(request, required=required)
     if body is None:
@@ -86,9 +91,12 @@ async def read_body(request: Request, schema: str, *, required: bool = True) -> 
         if required:
             raise missing_body()
         return None
-    if fake_of(request).validate:
+    fake = fake_of(request)
+    if fake.validate:
         raw = RawBody.of(await body_bytes(request))
-        return fake_of(request).schemas.check_request(schema, body, raw=raw)
+        checked = fake.schemas.check_request(schema, body, raw=raw)
+        check_body(request, fake, schema, body, successor)
+        return checked
     return body
 
 

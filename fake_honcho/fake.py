@@ -31,6 +31,7 @@ from fake_honcho.auth import AuthMiddleware, Keyring
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
 from fake_honcho.ids import IdFactory, utc_now
+from fake_honcho.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.journal import Journal, JournalMiddleware
 from fake_honcho.persistence import StateFile
 from fake_honcho.server import serve_in_thread
@@ -57,6 +58,10 @@ class FakeHoncho:
     reproducible; ``clock`` supplies timestamps. ``state_file`` keeps the state in
     an append-only file across restarts (see ``fake_honcho.persistence``);
     ``journal_limit`` keeps only that many recent requests in ``fake.requests``.
+    ``ignored_fields`` says what a request field this version silently drops (one a
+    later version reads, such as ``scope`` before 3.1) gets: ``"warn"`` (once per route
+    and field), ``"error"`` (a 422) or ``"allow"``; each is journaled either way
+    (``fake_honcho.ignored``).
     """
 
     def __init__(
@@ -72,11 +77,17 @@ class FakeHoncho:
         clock: Callable[[], datetime] = utc_now,
         state_file: str | os.PathLike[str] | None = None,
         journal_limit: int | None = None,
+        ignored_fields: IgnoredFieldsMode = "warn",
     ) -> None:
         from fake_honcho.app import build_app
         from fake_honcho.schemas import schemas_for
 
         self.version = resolve_version(version)
+        if ignored_fields not in MODES:
+            raise ValueError(f"ignored_fields must be one of {', '.join(MODES)}")
+        self.ignored_fields: IgnoredFieldsMode = ignored_fields
+        self._warned: set[tuple[str, ...]] = set()
+        self._warned_lock = threading.Lock()
         self.schemas = schemas_for(self.version.schema_layers)
         self.api_key = api_key
         self.strict = strict
@@ -114,6 +125,14 @@ class FakeHoncho:
         app = FaultMiddleware(app, self.faults)
         return JournalMiddleware(app, self.requests)
 
+    def warned_once(self, key: tuple[str, ...]) -> bool:
+        """True the first time ``key`` (route and field) is seen since the last reset."""
+        with self._warned_lock:
+            if key in self._warned:
+                return False
+            self._warned.add(key)
+            return True
+
     @property
     def auth_enabled(self) -> bool:
         return self.keyring is not None
@@ -148,6 +167,7 @@ class FakeHoncho:
             self.new_id = IdFactory(self.seed)
         self.requests.clear()
         self.faults.clear()
+        self._warned.clear()
 
     def close(self) -> None:
         """Stop the deriver and transports' loop threads, and compact the state file."""

@@ -57,6 +57,8 @@ _COLUMNS: dict[str, tuple[str, type]] = {
     "observed_id": ("observed", str),
     "level": ("level", str),
     "content": ("content", str),
+    "times_derived": ("times_derived", int),
+    "source_ids": ("source_ids", list),
 }
 
 GENERIC_KEYS = (
@@ -72,12 +74,24 @@ MESSAGE_KEYS = ("workspace_id", "session_id", "peer_id", "token_count", "created
 
 
 class Model:
-    """What a filter may name for one resource: its allowed keys and real columns."""
+    """What a filter may name for one resource: its allowed keys and real columns.
 
-    def __init__(self, name: str, allowed: tuple[str, ...], columns: tuple[str, ...]) -> None:
+    ``linked_sources``: ``source_ids`` is read as pull request 952's links between
+    conclusions (3.2), not as the JSONB column it is in 3.1.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        allowed: tuple[str, ...],
+        columns: tuple[str, ...],
+        *,
+        linked_sources: bool = False,
+    ) -> None:
         self.name = name
         self.allowed = allowed
         self.columns = frozenset(columns)
+        self.linked_sources = linked_sources
 
 
 WORKSPACE = Model("Workspace", GENERIC_KEYS, ("id", "created_at", "metadata"))
@@ -87,8 +101,9 @@ SESSION = Model(
 )
 MESSAGE = Model("Message", MESSAGE_KEYS, MESSAGE_KEYS)
 # Conclusions are Honcho's `documents`; besides the documented keys the server falls
-# back to raw columns (`id`, `level`, `content`, `created_at`). `observer`/`observed`
-# are renamed to `observer_id`/`observed_id` by the conclusions routes before compiling.
+# back to raw columns (`id`, `level`, `content`, `created_at`, `times_derived`).
+# `observer`/`observed` are renamed to `observer_id`/`observed_id` by the conclusions
+# routes before compiling.
 CONCLUSION_KEYS = (
     "session_id",
     "workspace_id",
@@ -99,8 +114,21 @@ CONCLUSION_KEYS = (
     "level",
     "content",
     "created_at",
+    "times_derived",
 )
 CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS)
+# 3.1's strict filters reach the raw `source_ids` column too, as JSONB (3.0.12: a 500).
+SOURCED_CONCLUSION = Model(
+    "Document", (*CONCLUSION_KEYS, "source_ids"), (*CONCLUSION_KEYS, "source_ids")
+)
+# From 3.2 (pull request 952) `source_ids` is membership in the list of conclusions a
+# conclusion was derived from (see `_source_ids`).
+ATTRIBUTED_CONCLUSION = Model(
+    "Document",
+    (*CONCLUSION_KEYS, "source_ids"),
+    (*CONCLUSION_KEYS, "source_ids"),
+    linked_sources=True,
+)
 
 
 @dataclass(frozen=True)
@@ -271,6 +299,11 @@ def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | 
     if key not in model.columns:
         raise filter_error(f"Column '{key}' does not exist on {model.name}")
     column, kind = _COLUMNS[key]
+    if kind is list:
+        if model.linked_sources:
+            return _source_ids(key, value)
+        kind = dict  # the JSONB column itself, whose bare list is an `in` as on other columns
+        value = {"in": value} if isinstance(value, list) else value
     if _is_wildcard(value):
         return None
     if value is None:
@@ -290,6 +323,48 @@ def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | 
     if kind is dict:
         return _contains(key, operand)
     return _compare(key, kind, "eq", operand)
+
+
+def _source_ids(key: str, value: Any) -> Predicate | None:
+    """A ``source_ids`` filter as pull request 952 reads it: a string is membership, a
+    bare list needs every entry, ``{"contains": id}`` is membership and ``{"in": [...]}``
+    any entry; ``"*"`` matches everything, and nothing else is accepted."""
+
+    def member(wanted: Any) -> Predicate:
+        if not isinstance(wanted, str) or not wanted:
+            raise filter_error("source_ids filter entries must be non-empty strings")
+        return lambda row: wanted in (row.get(key) or ())
+
+    if _is_wildcard(value):
+        return None
+    if isinstance(value, str):
+        return member(value)
+    if isinstance(value, list):
+        if "*" in value:
+            return None
+        everyone = [member(item) for item in value]
+        return _all(everyone) if everyone else None
+    if isinstance(value, dict):
+        parts: list[Predicate] = []
+        for operator, operand in value.items():
+            if _is_wildcard(operand):
+                continue
+            if operator == "contains":
+                parts.append(member(operand))
+            elif operator == "in":
+                if not isinstance(operand, list):
+                    raise filter_error(
+                        f"Invalid value for 'in' operator: {operand}. Expected an iterable"
+                    )
+                if "*" in operand:
+                    continue
+                anyone = [member(item) for item in operand]
+                if anyone:
+                    parts.append(_any(anyone))
+            else:
+                raise filter_error(f"Operator '{operator}' is not supported on source_ids")
+        return _all(parts) if parts else None
+    raise filter_error(f"Invalid source_ids filter value: {value}")
 
 
 def _comparisons(

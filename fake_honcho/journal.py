@@ -35,12 +35,16 @@ __all__ = [
 ]
 
 FAULT_SCOPE_KEY = "fake_honcho.fault"
+IGNORED_SCOPE_KEY = "fake_honcho.ignored"  # set by fake_honcho.ignored
 BODY_SCOPE_KEY = "fake_honcho.body"
 JSON_SCOPE_KEY = "fake_honcho.json"  # the body as a handler decoded it, when one did
 
 
 class JournalEntry:
-    """One request: ``method``, ``path``, ``query``, ``json``, ``status`` and ``fault``.
+    """One request: ``method``, ``path``, ``query``, ``json``, ``status`` and ``fault``;
+    ``ignored``, the fields the fake's version dropped (``body.scope``, ``query.sessions``:
+    see ``fake_honcho.ignored``), and ``honcho_host``, the client's ``X-Honcho-Host``
+    header (today's SDKs name themselves there: ``honcho-python/2.7.0 (linux)``).
 
     ``status`` is None when no response was sent (e.g. a fault dropped the connection);
     ``json`` is the decoded request body, or None when the body is empty or not JSON
@@ -50,7 +54,16 @@ class JournalEntry:
     even in a one-message body, and any other large body is kept zlib-compressed.
     """
 
-    __slots__ = ("_packed", "fault", "method", "path", "query_string", "status")
+    __slots__ = (
+        "_packed",
+        "fault",
+        "honcho_host",
+        "ignored",
+        "method",
+        "path",
+        "query_string",
+        "status",
+    )
 
     def __init__(
         self,
@@ -61,6 +74,8 @@ class JournalEntry:
         status: int | None,
         fault: str | None = None,
         decoded: Any = None,
+        ignored: tuple[str, ...] = (),
+        honcho_host: str | None = None,
     ) -> None:
         self.method = method
         self.path = path
@@ -68,6 +83,8 @@ class JournalEntry:
         self._packed = _pack(body, decoded)
         self.status = status
         self.fault = fault
+        self.ignored = ignored
+        self.honcho_host = honcho_host
 
     @property
     def body(self) -> bytes:
@@ -104,7 +121,8 @@ class JournalEntry:
     def __repr__(self) -> str:
         target = f"{self.path}?{self.query_string}" if self.query_string else self.path
         fault = f" fault={self.fault!r}" if self.fault else ""
-        return f"<JournalEntry {self.method} {target} -> {self.status}{fault}>"
+        ignored = f" ignored={list(self.ignored)}" if self.ignored else ""
+        return f"<JournalEntry {self.method} {target} -> {self.status}{fault}{ignored}>"
 
 
 class _Compressed:
@@ -318,6 +336,17 @@ class JournalMiddleware:
             request.record()
 
 
+_HOST_HEADER = b"x-honcho-host"
+
+
+def _honcho_host(scope: Scope) -> str | None:
+    """The ``X-Honcho-Host`` header: which SDK (and version) sent the request."""
+    for name, value in scope.get("headers", ()):
+        if name == _HOST_HEADER:
+            return str(value.decode("latin-1"))
+    return None
+
+
 async def _rest_of_body(message: Message, receive: Receive) -> tuple[bytes, bool]:
     """The body ``message`` starts, joined, and whether the client left before its end."""
     chunks: list[bytes] = []
@@ -358,6 +387,8 @@ class _Recording:
                 self.status,
                 scope.get(FAULT_SCOPE_KEY),
                 scope.get(JSON_SCOPE_KEY),
+                tuple(scope.get(IGNORED_SCOPE_KEY, ())),
+                _honcho_host(scope),
             )
         )
 

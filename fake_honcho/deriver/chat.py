@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from fake_honcho.deriver.conclusions import recency_key
@@ -44,14 +45,23 @@ def newest(rows: Sequence[Row], limit: int) -> list[Row]:
     return sorted(rows, key=recency_key, reverse=True)[:limit]
 
 
-def answer(
+@dataclass(frozen=True)
+class Reply:
+    """An answer and what the toy dialectic read to give it (its evidence, from 3.2)."""
+
+    text: str
+    conclusions: list[Row]
+    messages: list[Row] = field(default_factory=list)
+
+
+def reply(
     query: str,
     observed: str,
     conclusions: Sequence[Row],
     messages: Sequence[Row],
     reasoning_level: str = "low",
-) -> tuple[str, list[Row]]:
-    """The answer text and the conclusions it used.
+) -> Reply:
+    """The answer, with the conclusions it quotes, or else the message it quotes.
 
     The observed peer's name is left out of the match: every conclusion about it
     contains the name, so it says nothing about relevance.
@@ -62,15 +72,59 @@ def answer(
     used = relevant(query, conclusions, limit, name) or newest(conclusions, prefetched)
     if used:
         facts = "; ".join(row["content"] for row in used)
-        return f"Based on what I know about {observed}: {facts}.", used
+        return Reply(f"Based on what I know about {observed}: {facts}.", used)
     quoted = relevant(query, messages, 1, name)
     if quoted:
-        return (
-            f"I have no conclusions about {observed}, "
-            f'but {observed} said: "{quoted[0]["content"]}"',
-            [],
-        )
-    return f"I don't know anything about {observed} that answers this question.", []
+        said = quoted[0]["content"]
+        text = f'I have no conclusions about {observed}, but {observed} said: "{said}"'
+        return Reply(text, [], quoted)
+    return Reply(f"I don't know anything about {observed} that answers this question.", [])
+
+
+def answer(
+    query: str,
+    observed: str,
+    conclusions: Sequence[Row],
+    messages: Sequence[Row],
+    reasoning_level: str = "low",
+) -> tuple[str, list[Row]]:
+    """The answer text and the conclusions it used (see :func:`reply`)."""
+    given = reply(query, observed, conclusions, messages, reasoning_level)
+    return given.text, given.conclusions
+
+
+def evidence(given: Reply) -> dict[str, Any]:
+    """What ``include_evidence`` adds (3.2): the conclusions and messages the answer read.
+
+    Modelled on what honcho-ai 2.7.0 and @honcho-ai/sdk 2.5.0 parse (no server source
+    here): conclusions with their ``source_ids`` (a list, empty for explicit ones),
+    messages as references without content, and no tool calls or trace, as the toy
+    dialectic runs no tools.
+    """
+    return {
+        "conclusions": [
+            {
+                "id": row["id"],
+                "level": row["level"],
+                "content": row["content"],
+                "created_at": row["created_at"],
+                "session_id": row.get("session_id"),
+                "source_ids": list(row.get("source_ids") or ()),
+            }
+            for row in given.conclusions
+        ],
+        "messages": [
+            {
+                "id": row["id"],
+                "session_id": row["session_id"],
+                "peer_id": row["peer_id"],
+                "created_at": row["created_at"],
+            }
+            for row in given.messages
+        ],
+        "tool_calls": [],
+        "reasoning_trace_id": None,
+    }
 
 
 def structured(text: str, used: Sequence[Row], schema: dict[str, Any]) -> str:
@@ -83,12 +137,16 @@ def structured(text: str, used: Sequence[Row], schema: dict[str, Any]) -> str:
     return json.dumps(_fill(schema, text, used, schema.get("$defs") or {}), separators=(",", ":"))
 
 
-def sse_events(text: str) -> Iterator[bytes]:
-    """Honcho's stream: ``data: {"delta": {"content": ...}, "done": false}`` chunks, then done."""
+def sse_events(text: str, evidence: dict[str, Any] | None = None) -> Iterator[bytes]:
+    """Honcho's stream: ``data: {"delta": {"content": ...}, "done": false}`` chunks, then
+    done, which carries ``evidence`` when it was asked for (3.2)."""
     for chunk in _CHUNK.findall(text):
         event = {"delta": {"content": chunk}, "done": False}
         yield f"data: {json.dumps(event)}\n\n".encode()
-    yield f"data: {json.dumps({'done': True})}\n\n".encode()
+    done: dict[str, Any] = {"done": True}
+    if evidence is not None:
+        done["evidence"] = evidence
+    yield f"data: {json.dumps(done)}\n\n".encode()
 
 
 def _fill(schema: dict[str, Any], text: str, used: Sequence[Row], defs: dict[str, Any]) -> Any:

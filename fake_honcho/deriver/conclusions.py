@@ -14,6 +14,9 @@ from fake_honcho.state import Key, Row, Store
 
 COLLECTION = "conclusions"
 PUBLIC_FIELDS = ("id", "content", "observer_id", "observed_id", "session_id", "level", "created_at")
+#: From 3.2 (``Feature.CONCLUSION_ATTRIBUTION``) a conclusion also says what it was derived
+#: from and how often, before ``created_at`` as pull request 952's model orders them.
+ATTRIBUTED_FIELDS = (*PUBLIC_FIELDS[:-1], "source_ids", "times_derived", "created_at")
 
 Pair = tuple[str, str, str]
 
@@ -21,6 +24,13 @@ Pair = tuple[str, str, str]
 def public(row: Row) -> Row:
     """The wire shape of a conclusion (Honcho 3.0.12 ``Conclusion``)."""
     return {field: row.get(field) for field in PUBLIC_FIELDS}
+
+
+def attributed(row: Row) -> Row:
+    """The wire shape of a conclusion from 3.2 on: with ``source_ids`` and ``times_derived``."""
+    shown = {field: row.get(field) for field in ATTRIBUTED_FIELDS}
+    shown["times_derived"] = row.get("times_derived", 1)
+    return shown
 
 
 def recency_key(row: Row) -> tuple[str, int]:
@@ -39,6 +49,7 @@ class NewConclusion:
     created_at: str
     level: str = "explicit"
     message_created_at: str | None = None
+    source_ids: list[str] | None = None
 
 
 class Conclusions:
@@ -69,6 +80,8 @@ class Conclusions:
             "_seq": self._last_seq + 1,
             "_message_created_at": new.message_created_at,
         }
+        if new.source_ids:  # derived conclusions only: explicit ones have none
+            row["source_ids"] = list(new.source_ids)
         self.store.put(COLLECTION, (row["workspace_id"], new.id), row)
         return row
 

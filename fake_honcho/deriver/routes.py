@@ -7,6 +7,7 @@ or LLM, from what the toy deriver stored.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from starlette.routing import Route
 
 from fake_honcho import scopes
 from fake_honcho.deriver import cards, chat, summaries
-from fake_honcho.deriver.conclusions import NewConclusion, public, recency_key
+from fake_honcho.deriver.conclusions import NewConclusion, attributed, public, recency_key
 from fake_honcho.deriver.context import MAX_TOKENS, charge, fit
 from fake_honcho.deriver.representation import (
     DEFAULT_MAX_CONCLUSIONS,
@@ -41,8 +42,17 @@ from fake_honcho.endpoint import (
 )
 from fake_honcho.endpoint import public as public_row
 from fake_honcho.errors import HonchoError, not_found
-from fake_honcho.filters import CONCLUSION, compile_filter, dialect_for, matches_all
+from fake_honcho.filters import (
+    ATTRIBUTED_CONCLUSION,
+    CONCLUSION,
+    SOURCED_CONCLUSION,
+    Model,
+    compile_filter,
+    dialect_for,
+    matches_all,
+)
 from fake_honcho.ids import isoformat
+from fake_honcho.ignored import reads_query
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
@@ -52,7 +62,7 @@ from fake_honcho.resources import (
     get_peer,
 )
 from fake_honcho.state import Row
-from fake_honcho.versions import Feature, HonchoVersion
+from fake_honcho.versions import Feature, HonchoVersion, versioned
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -132,22 +142,22 @@ async def create_conclusions(request: Request) -> Response:
                     created_at=isoformat(fake.clock()),
                 )
             )
-            created.append(public(row))
-    return respond(request, created, status=201, schema="Conclusion", many=True)
+            created.append(row)
+    shown = [_shown(request)(row) for row in created]
+    return respond(request, shown, status=201, schema="Conclusion", many=True)
 
 
 async def list_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "ConclusionGet", required=False)
-    predicate = compile_filter(
-        _conclusion_filters((body or {}).get("filters")), CONCLUSION, dialect_for(fake.version)
-    )
+    filters = _conclusion_filters((body or {}).get("filters"))
+    predicate = compile_filter(filters, _filterable(request), dialect_for(fake.version))
     with fake.store.lock:
         rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
     rows = [row for row in rows if matches_all(predicate, row)]
     rows.sort(key=recency_key, reverse=True)
-    return respond(request, page_of(rows, params, public), schema="Page_Conclusion_")
+    return respond(request, page_of(rows, params, _shown(request)), schema="Page_Conclusion_")
 
 
 async def query_conclusions(request: Request) -> Response:
@@ -158,7 +168,9 @@ async def query_conclusions(request: Request) -> Response:
     observed = _take_peer(filters, "observed")
     if not observer or not observed:
         raise HonchoError(422, "observer and observed must be specified for semantic search")
-    predicate = compile_filter(_conclusion_filters(filters), CONCLUSION, dialect_for(fake.version))
+    predicate = compile_filter(
+        _conclusion_filters(filters), _filterable(request), dialect_for(fake.version)
+    )
     query = strip_nul(body["query"])
     distance = body.get("distance")
     with fake.store.lock:
@@ -172,8 +184,20 @@ async def query_conclusions(request: Request) -> Response:
         scored = [(points, row) for points, row in scored if 1 - points <= distance]
     scored.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
     scored.sort(key=lambda pair: pair[0], reverse=True)
-    top = [public(row) for _, row in scored[: body.get("top_k", 10)]]
+    top = [_shown(request)(row) for _, row in scored[: body.get("top_k", 10)]]
     return respond(request, top, schema="Conclusion", many=True)
+
+
+async def get_conclusion(request: Request) -> Response:
+    """One conclusion by id (3.2); an unknown workspace is the same 404."""
+    fake = fake_of(request)
+    with fake.store.lock:
+        row = fake.deriver.conclusions.get(
+            request.path_params["workspace_id"], request.path_params["conclusion_id"]
+        )
+    if row is None:
+        raise not_found("Conclusion not found")
+    return respond(request, _shown(request)(row), schema="Conclusion")
 
 
 async def delete_conclusion(request: Request) -> Response:
@@ -267,6 +291,7 @@ async def peer_context(request: Request) -> Response:
 # -- sessions -------------------------------------------------------------------------
 
 
+@reads_query(Feature.CONTEXT_SESSIONS, "scope", "sessions")
 async def session_context(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, session_id = (
@@ -282,8 +307,14 @@ async def session_context(request: Request) -> Response:
     selection = _query_selection(request, include_most_frequent_default=False)
     if peer_perspective and not peer_target:
         raise HonchoError(422, "peer_target must be provided if peer_perspective is provided")
-    scope_observer = context_scope(
-        fake, request, workspace_id, peer_target=peer_target, peer_perspective=peer_perspective
+    # 3.0.12 reads neither `scope` nor `sessions` here (the guard reports them).
+    narrows = fake.version.speaks(Feature.CONTEXT_SESSIONS)
+    scope_observer = (
+        context_scope(
+            fake, request, workspace_id, peer_target=peer_target, peer_perspective=peer_perspective
+        )
+        if narrows
+        else None
     )
     allowlist = _context_allowlist(request, session_id, peer_target, limit_to_session)
     with fake.store.lock:
@@ -374,14 +405,26 @@ async def peer_chat(request: Request) -> Response:
         ]
     if sessions is not None:
         rows = [row for row in rows if row.get("session_id") in sessions]
-    text, used = chat.answer(
+    given = chat.reply(
         strip_nul(body["query"]), target, rows, said, body.get("reasoning_level", "low")
     )
-    if body.get("response_format") is not None:
-        text = chat.structured(text, used, body["response_format"])
+    return chat_response(request, body, given)
+
+
+def chat_response(request: Request, body: dict[str, Any], given: chat.Reply) -> Response:
+    """A chat answer as asked for: structured, streamed, with its evidence (3.2)."""
+    text = given.text
+    if body.get("response_format"):
+        text = chat.structured(text, given.conclusions, body["response_format"])
+    asked = body.get("include_evidence") and fake_of(request).version.speaks(Feature.CHAT_EVIDENCE)
+    evidence = chat.evidence(given) if asked else None
     if body.get("stream"):
-        return StreamingResponse(chat.sse_events(text), media_type="text/event-stream")
-    return respond(request, {"content": text}, schema="DialecticResponse")
+        events = chat.sse_events(text, evidence)
+        return StreamingResponse(events, media_type="text/event-stream")
+    payload: dict[str, Any] = {"content": text}
+    if evidence is not None:
+        payload["evidence"] = evidence
+    return respond(request, payload, schema="DialecticResponse")
 
 
 def _chat_preflight(
@@ -398,6 +441,21 @@ def _chat_preflight(
 
 
 # -- helpers --------------------------------------------------------------------------
+
+
+def _shown(request: Request) -> Callable[[Row], Row]:
+    """How this version writes a conclusion (with its attribution from 3.2 on)."""
+    speaks = fake_of(request).version.speaks(Feature.CONCLUSION_ATTRIBUTION)
+    return attributed if speaks else public
+
+
+def _filterable(request: Request) -> Model:
+    """What a conclusion filter may name in this version: ``source_ids`` as a JSONB column
+    with 3.1's strict filters, as links between conclusions from 3.2 on."""
+    version = fake_of(request).version
+    if version.speaks(Feature.CONCLUSION_ATTRIBUTION):
+        return ATTRIBUTED_CONCLUSION
+    return SOURCED_CONCLUSION if version.speaks(Feature.STRICT_FILTERS) else CONCLUSION
 
 
 def _take_peer(filters: dict[str, Any], role: str) -> Any:
@@ -509,6 +567,10 @@ routes = [
     Route(f"{W}/conclusions", create_conclusions, methods=["POST"]),
     Route(f"{W}/conclusions/list", list_conclusions, methods=["POST"]),
     Route(f"{W}/conclusions/query", query_conclusions, methods=["POST"]),
+    versioned(
+        Feature.CONCLUSION_GET,
+        Route(f"{W}/conclusions/{{conclusion_id}}", get_conclusion, methods=["GET"]),
+    ),
     Route(f"{W}/conclusions/{{conclusion_id}}", delete_conclusion, methods=["DELETE"]),
     Route(f"{W}/peers/{{peer_id}}/representation", representation, methods=["POST"]),
     Route(f"{W}/peers/{{peer_id}}/card", get_card, methods=["GET"]),

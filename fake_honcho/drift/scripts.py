@@ -16,6 +16,7 @@ from fake_honcho.drift.coercion import COERCION_SCRIPTS
 from fake_honcho.drift.exchange import Script, Step
 from fake_honcho.drift.scripts_rules31 import RULES31_SCRIPTS
 from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
+from fake_honcho.drift.scripts_v32 import SCRIPTS_V32
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
 
@@ -683,6 +684,7 @@ SCRIPTS: tuple[Script, ...] = (
     SERVER_BUGS,
     *RULES31_SCRIPTS,
     *SCOPE_SCRIPTS,
+    *SCRIPTS_V32,
 )
 
 

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 
 async def run_search(
-    request: Request, scope: dict[str, str], schema: str = "MessageSearchOptions"
+    request: Request,
+    scope: dict[str, str],
+    schema: str = "MessageSearchOptions",
+    successor: str | None = None,
 ) -> Response:
     """Shared by workspace, session and peer search: ``scope`` keys override ``filters``.
 
@@ -30,7 +33,7 @@ async def run_search(
     """
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
-    body = await read_body(request, schema)
+    body = await read_body(request, schema, successor=successor)
     filters = body.get("filters")
     if body.get("scope") is not None:
         filters = scopes.search_filters(fake, ws, body["scope"], filters)

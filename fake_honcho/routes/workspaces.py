@@ -101,12 +101,9 @@ def _belongs_to(ws: str, collection: str, key: Any, row: Row) -> bool:
 async def search(request: Request) -> Response:
     fake = fake_of(request)
     # 3.1 reads a body with `scope` (WorkspaceMessageSearchOptions)
-    schema = (
-        "WorkspaceMessageSearchOptions"
-        if fake.version.speaks(Feature.SCOPES)
-        else "MessageSearchOptions"
-    )
-    return await run_search(request, scope={}, schema=schema)
+    successor = "WorkspaceMessageSearchOptions"
+    schema = successor if fake.version.speaks(Feature.SCOPES) else "MessageSearchOptions"
+    return await run_search(request, scope={}, schema=schema, successor=successor)
 
 
 routes = [
