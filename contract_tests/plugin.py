@@ -43,6 +43,7 @@ from contract_tests.capabilities import capability_names
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
 if TYPE_CHECKING:
+    from contract_tests.probe import ServedFake
     from contract_tests.reference import ReferenceSnapshot
     from contract_tests.settle import Settler
     from contract_tests.snapshot import HonchoSnapshot
@@ -59,7 +60,10 @@ _REAPED = pytest.StashKey[list[str]]()
 # so they may still be listed when the reaper runs, and are not leftovers.
 _TORN_DOWN = pytest.StashKey[set[str]]()
 _REAPER_ERROR = pytest.StashKey[str]()
-_SERVED = pytest.StashKey["Served"]()
+# What --honcho-url is when it is a served fake-honcho (None: a real server), found once.
+_SERVED = pytest.StashKey["ServedFake | None"]()
+# What the target serves: probed for --honcho-url, the fake's version otherwise.
+_SERVES = pytest.StashKey["Served"]()
 
 BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
@@ -151,20 +155,32 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     workerinput = getattr(config, "workerinput", None)
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
-    if workerinput and "honcho_served" in workerinput:
-        from fake_honcho.drift.probe import Served
-
-        config.stash[_SERVED] = Served.from_json(workerinput["honcho_served"])
     config.stash[_REAPED] = []
     config.stash[_TORN_DOWN] = set()
+    if workerinput and "honcho_serves" in workerinput:
+        from fake_honcho.drift.probe import Served
+
+        config.stash[_SERVES] = Served.from_json(workerinput["honcho_serves"])
+    served = workerinput.get("honcho_served_fake") if workerinput else None
+    if served is not None:
+        from contract_tests.probe import ServedFake
+
+        config.stash[_SERVED] = ServedFake(*served)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share this run's id, and what the probe found, with every worker."""
+    """xdist controller: share this run's id, and what the server is, with every worker."""
     node.workerinput["honcho_run_uid"] = node.config.stash[_RUN_UID]
-    if _SERVED in node.config.stash:
-        node.workerinput["honcho_served"] = node.config.stash[_SERVED].to_json()
+    served = node.config.stash.get(_SERVED, None)
+    if served is not None:
+        node.workerinput["honcho_served_fake"] = (served.version, served.honcho_version)
+    if _SERVES in node.config.stash:
+        node.workerinput["honcho_serves"] = node.config.stash[_SERVES].to_json()
+
+
+def _served(config: pytest.Config) -> ServedFake | None:
+    return config.stash.get(_SERVED, None)
 
 
 def _real_url(config: pytest.Config) -> str | None:
@@ -179,26 +195,29 @@ def _api_key(config: pytest.Config) -> str | None:
 def served(config: pytest.Config) -> Served:
     """What the run's target serves: probed at session start for ``--honcho-url``, the
     version ``--honcho-version`` names for the in-process fake."""
-    if _SERVED not in config.stash:
+    if _SERVES not in config.stash:
         from fake_honcho.drift.probe import served_by_version
         from fake_honcho.versions import resolve_version
 
         version = resolve_version(config.getoption("honcho_version"))
-        config.stash[_SERVED] = served_by_version(version)
-    return config.stash[_SERVED]
+        config.stash[_SERVES] = served_by_version(version)
+    return config.stash[_SERVES]
 
 
 def _target_name(config: pytest.Config) -> str:
     url = _real_url(config)
-    return f"real server at {url}" if url else "in-process fake"
+    if url is None:
+        return "in-process fake"
+    return f"served fake-honcho at {url}" if _served(config) else f"real server at {url}"
 
 
 def pytest_report_header(config: pytest.Config) -> str:
     url = _real_url(config)
-    found = served(config)
-    verb = "serves" if url else "speaking"
+    fake = _served(config)
+    target = f"fake-honcho (served) at {url}: {fake}" if url and fake else _target_name(config)
     auth = " (api key set)" if url and _api_key(config) else ""
-    return f"honcho contract target: {_target_name(config)}{auth}, {verb} {found.describe()}"
+    verb = "serves" if url else "speaking"
+    return f"honcho contract target: {target}{auth}, {verb} {served(config).describe()}"
 
 
 def _contract_names(item: pytest.Item) -> set[str]:
@@ -209,12 +228,13 @@ def _contract_names(item: pytest.Item) -> set[str]:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    real = _real_url(item.config) is not None
-    if real:
+    remote = _real_url(item.config) is not None
+    if remote:
         fake_only = item.get_closest_marker("honcho_fake_only")
         if fake_only is not None:
             reason = fake_only.kwargs.get("reason") or (fake_only.args[0] if fake_only.args else "")
             pytest.skip(f"needs the in-process fake's controls{': ' + reason if reason else ''}")
+    if remote and _served(item.config) is None:  # a real server
         if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
         from fake_honcho.divergences import affecting  # only against a real server
@@ -269,7 +289,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     import httpx
 
-    from contract_tests.probe import probe_problem
+    from contract_tests.probe import probe_problem, served_fake
     from contract_tests.target import HonchoTarget
     from fake_honcho.drift.probe import probe_server
 
@@ -277,10 +297,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     problem = probe_problem(target)
     if problem is not None:
         raise pytest.UsageError(problem)
+    config.stash[_SERVED] = served_fake(target)
     # A fresh connection per request: a server without strict filters answers one probe
     # with a 500, after which it closes the connection.
     with target.client(limits=httpx.Limits(max_keepalive_connections=0)) as client:
-        config.stash[_SERVED] = probe_server(client)
+        config.stash[_SERVES] = probe_server(client)
 
 
 @pytest.fixture(scope="session")
@@ -290,7 +311,8 @@ def _honcho_real_target(request: pytest.FixtureRequest) -> HonchoTarget | None:
         return None
     from contract_tests.target import HonchoTarget
 
-    return HonchoTarget(url, api_key=_api_key(request.config))
+    config = request.config
+    return HonchoTarget(url, api_key=_api_key(config), served_fake=_served(config))
 
 
 @pytest.fixture(scope="session")
@@ -474,7 +496,7 @@ def _broadened(terminalreporter: Any) -> list[str]:
 def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
     """What the probe found the ``--honcho-url`` target drops without a word, and what the
     scoped-read test saw it do."""
-    found = config.stash.get(_SERVED, None)
+    found = config.stash.get(_SERVES, None)
     ignored = found.ignored if found is not None and found.probed else ()
     broadened = _broadened(terminalreporter)
     if not ignored and not broadened:

@@ -7,13 +7,41 @@ single usage error naming the option to pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from contract_tests.target import HonchoTarget
 
-__all__ = ["probe_problem", "url_problem"]
+__all__ = ["ServedFake", "probe_problem", "served_fake", "url_problem"]
+
+ABOUT_PATH = "/_fake/about"
+
+
+@dataclass(frozen=True)
+class ServedFake:
+    """What a served ``fake-honcho`` says it is (``GET /_fake/about``)."""
+
+    version: str
+    honcho_version: str
+
+    def __str__(self) -> str:
+        return f"fake-honcho {self.version} speaking Honcho {self.honcho_version}"
+
+
+def served_fake(target: HonchoTarget, *, timeout: float = 10.0) -> ServedFake | None:
+    """What ``target`` is when it is a served fake-honcho, else None (a real Honcho has no
+    ``/_fake/about``: 404). Asked once per run; the answer changes nothing the suites send."""
+    try:
+        with target.client(timeout=timeout) as client:
+            response = client.get(ABOUT_PATH)
+        about = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    if not isinstance(about, dict) or about.get("server") != "fake-honcho":
+        return None
+    return ServedFake(str(about.get("version")), str(about.get("honcho_version")))
 
 
 def url_problem(url: str) -> str | None:

@@ -9,6 +9,7 @@ import httpx
 from pydantic import SecretStr
 
 if TYPE_CHECKING:
+    from contract_tests.probe import ServedFake
     from fake_honcho import FakeHoncho
 
 __all__ = ["HonchoTarget"]
@@ -22,7 +23,9 @@ class HonchoTarget:
     ``base_url`` is the server root (no ``/v3``); ``client()`` builds an
     ``httpx.Client`` bound to it (Bearer auth when a key is configured);
     ``is_fake`` says whether ``fake`` holds the in-process :class:`FakeHoncho`,
-    whose controls (deriver, faults, journal) only exist there.
+    whose controls (deriver, faults, journal) only exist there; ``served_fake`` says
+    what a server at ``base_url`` is when it is a served fake-honcho, and ``is_real``
+    whether the target is neither.
 
     The api key is kept out of ``repr`` and every message this class produces.
     """
@@ -33,10 +36,12 @@ class HonchoTarget:
         *,
         api_key: str | None = None,
         fake: FakeHoncho | None = None,
+        served_fake: ServedFake | None = None,
         timeout: float = 30.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.fake = fake
+        self.served_fake = served_fake
         self.timeout = timeout
         self.__api_key = api_key or None
 
@@ -45,13 +50,18 @@ class HonchoTarget:
         return self.fake is not None
 
     @property
+    def is_real(self) -> bool:
+        """A Honcho server: neither the in-process fake nor a served one."""
+        return self.fake is None and self.served_fake is None
+
+    @property
     def api_key(self) -> SecretStr | None:
         """The key for a backend under test; ``.get_secret_value()`` reveals it, nothing else
         does (not even an assertion that fails on it)."""
         return SecretStr(self.__api_key) if self.__api_key else None
 
     def __repr__(self) -> str:
-        kind = "fake" if self.is_fake else "real"
+        kind = "fake" if self.is_fake else "served fake" if self.served_fake else "real"
         auth = ", api_key=***" if self.__api_key else ""
         return f"HonchoTarget({kind}, base_url={self.base_url!r}{auth})"
 

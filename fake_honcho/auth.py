@@ -9,7 +9,8 @@ a usable key, and they survive a restart like any other acknowledged write. Thei
 scope and expiry are recorded but, except on the scope surfaces of 3.1 (which refuse
 peer- and session-level keys, see :func:`key_scope`), not enforced: every valid key
 reaches every route. Routing happens before auth on a real server, so an unknown path still
-answers 404 and a wrong method 405; ``/health`` is always open.
+answers 404 and a wrong method 405; ``/health``, ``/metrics`` and the API description
+(``/openapi.json``, ``/docs``, ``/redoc``) are always open.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from fake_honcho.state import Store
 __all__ = ["ISSUED_KEYS", "KEY_SCOPE", "AuthMiddleware", "Keyring", "Role", "key_scope"]
 
 ISSUED_KEYS = "api_keys"
-OPEN_PATHS = frozenset({"/health", "/metrics"})
+# Open on a real server too: health, metrics and FastAPI's API description pages.
+OPEN_PATHS = frozenset({"/health", "/metrics", "/openapi.json", "/docs", "/redoc"})
 KEYS_PATH = "/v3/keys"
 NO_TOKEN = "No access token provided"
 INVALID_TOKEN = "Invalid JWT"

@@ -9,6 +9,7 @@ it over HTTP shows what reading it in-process shows.
 
 from __future__ import annotations
 
+import importlib.metadata
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
 __all__ = [
+    "SERVER_NAME",
+    "about",
     "clear_journal",
     "deriver_status",
     "drain",
@@ -32,6 +35,21 @@ __all__ = [
 
 STATE_MEDIA_TYPE = "application/x-ndjson"
 MAX_STEP_COUNT = 1_000_000
+SERVER_NAME = "fake-honcho"
+DISTRIBUTION = "honcho-contract-kit"
+
+
+def about(fake: FakeHoncho) -> dict[str, Any]:
+    """What this server is: ``{"server": "fake-honcho", "version", "honcho_version"}``.
+
+    A client tells a served fake from a real Honcho by asking ``GET /_fake/about``: a
+    real server has no such route (404). Nothing else the fake answers changes.
+    """
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:  # a checkout that was never installed
+        version = "unknown"
+    return {"server": SERVER_NAME, "version": version, "honcho_version": fake.version.name}
 
 
 def deriver_status(fake: FakeHoncho) -> dict[str, Any]:

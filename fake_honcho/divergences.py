@@ -291,6 +291,18 @@ def _probe_lone_surrogate(client: httpx.Client, workspace: str) -> Any:
     return sent.status_code
 
 
+def _probe_numeric_filter_over_text(client: httpx.Client, workspace: str) -> Any:
+    client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "p", "metadata": {"n": "abc"}})
+    body = {"filters": {"metadata": {"n": {"gt": 10}}}}
+    return client.post(f"/v3/workspaces/{workspace}/peers/list", json=body).status_code
+
+
+def _probe_upload_metadata_list(client: httpx.Client, workspace: str) -> Any:
+    route = f"/v3/workspaces/{workspace}/sessions/s1/messages/upload"
+    files = {"file": ("a.txt", b"hello", "text/plain")}
+    return client.post(route, files=files, data={"peer_id": "alice", "metadata": "[1]"}).status_code
+
+
 def _chat_with_evidence(client: httpx.Client, workspace: str) -> Any:
     """The keys of a chat answer's evidence, plain and streamed, and of a conclusion in it."""
     _post_messages(client, workspace, "s1", ("alice", "I love green tea"))
@@ -530,6 +542,44 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=422,
         real_result=500,
         fixed_by=Feature.STRICT_FILTERS,
+    ),
+    Divergence(
+        id="real-numeric-filter-500",
+        kind="real-bug",
+        summary="a numeric filter over metadata that PostgreSQL cannot compare is a 500",
+        real=(
+            "{'metadata': {'n': {'gt': 10}}} answers 500 once a row's n is text that is not a "
+            "number ('abc', '0x10', a boolean, a list); compared with a float, also once it "
+            "overflows or underflows a double ('1e400'); and for an int operand beyond 64 bits"
+        ),
+        fake="such a row matches no comparison; the others are compared as the server does",
+        reason="a bad request is never a 500 on the fake, and one odd row must not fail a list",
+        evidence=(
+            f"measured on {_SOURCE} (38 values x 10 operators, tests/fidelity/exchanges/"
+            "numeric_filters.json); src/utils/filter.py _safe_numeric_cast: CAST(... AS NUMERIC)"
+        ),
+        probe=_probe_numeric_filter_over_text,
+        fake_result=200,
+        real_result=500,
+    ),
+    Divergence(
+        id="real-upload-form-500",
+        kind="real-bug",
+        summary="an upload whose metadata or configuration is JSON but not an object is a 500",
+        real=(
+            "messages/upload with metadata '[1]' or '5', configuration '[1]', or JSON holding "
+            "NaN answers 500: the form is turned into its model outside request validation"
+        ),
+        fake=(
+            "422 with the field's pydantic item (dict_type, model_attributes_type, or "
+            "finite_number for NaN and infinities); text that is not JSON is ignored, as on "
+            "the server"
+        ),
+        reason="a bad request is never a 500 on the fake",
+        evidence=f"measured on {_SOURCE}; src/routers/messages.py parse_upload_form",
+        probe=_probe_upload_metadata_list,
+        fake_result=422,
+        real_result=500,
     ),
     Divergence(
         id="deletion-at-once",

@@ -15,9 +15,9 @@ Where server versions differ the compiler takes a :class:`Dialect`, chosen by
 :func:`dialect_for` from whether the version speaks ``Feature.STRICT_FILTERS``: 3.1
 (#947) negates with ``IS NOT TRUE`` and compares ``ne`` with ``IS DISTINCT FROM``, so
 rows whose column is unset survive a negation (3.0.12: plain ``NOT`` and ``<>``, which
-drop them); 3.1 refuses a value outside a closed column's set (``level``) and reports
-a bad operand of a metadata comparison inside its two wrapping messages. Everything
+drop them); 3.1 refuses a value outside a closed column's set (``level``). Everything
 else is alike (3.0.12 answers the 422s here with 500s, declared in the register).
+Numbers compare as PostgreSQL compares them (``fake_honcho.filter_numbers``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from fake_honcho.errors import HonchoError
+from fake_honcho.filter_numbers import SQL_TESTS, Key, bind_metadata_operand
+from fake_honcho.filter_numbers import key as number_key
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature, HonchoVersion
 
@@ -137,25 +139,27 @@ class Dialect:
     """``NOT`` is ``IS NOT TRUE`` and ``ne`` is ``IS DISTINCT FROM`` (3.1, #947)."""
     closed_values: bool
     """A value outside a closed column's set is a 422 (3.1)."""
-    wrapped_metadata_errors: bool
-    """A bad operand of a metadata comparison is reported inside two wrapping texts (3.1)."""
     numbers_only_ranges: bool
     """``gte lte gt lt ne`` on a text column cast their operand to a number first, so a
     word is a 422 (3.0.12; a number fails in the database, a declared 500)."""
+    exact_numbers: bool
+    """An integer column's operand binds exactly (``Decimal``; a float stays a float) where
+    3.0.12 binds ``float(value)``: a number string such as ``"sNaN"`` is then numeric's
+    NaN, not a 422 (3.1)."""
 
 
 LEGACY = Dialect(
     null_safe_negation=False,
     closed_values=False,
-    wrapped_metadata_errors=False,
     numbers_only_ranges=True,
+    exact_numbers=False,
 )
 """Honcho 3.0.12's filters."""
 STRICT = Dialect(
     null_safe_negation=True,
     closed_values=True,
-    wrapped_metadata_errors=True,
     numbers_only_ranges=False,
+    exact_numbers=True,
 )
 """Honcho 3.1's filters (``Feature.STRICT_FILTERS``)."""
 
@@ -421,7 +425,9 @@ def _membership(key: str, kind: type, members: list[Any]) -> Predicate:
     if kind is datetime:
         return lambda row: None if (v := _row_datetime(row.get(key))) is None else v in members
     if kind is int:
-        return lambda row: None if (v := row.get(key)) is None else Decimal(v) in members
+        return lambda row: (
+            None if (v := row.get(key)) is None else number_key(Decimal(v)) in members
+        )
     allowed = set(members)
     return lambda row: None if (v := row.get(key)) is None else v in allowed
 
@@ -434,7 +440,7 @@ def _compare(key: str, kind: type, operator: str, operand: Any) -> Predicate:
         if kind is datetime:
             return _row_datetime(value)
         if kind is int:
-            return Decimal(value)
+            return number_key(Decimal(value))
         return value
 
     return _operator(read, operator, operand)
@@ -497,7 +503,7 @@ def _coerce(
             f"Invalid value for column '{column}': expected a datetime, got {_type_name(value)}"
         )
     if kind is int:
-        return _numeric(value)
+        return _numeric(value, exact=dialect.exact_numbers)
     if not isinstance(value, str):
         raise filter_error(
             f"Invalid value for column '{column}': expected a string, got {_type_name(value)}"
@@ -527,14 +533,20 @@ def _check_closed(column: str, value: str) -> None:
         )
 
 
-def _numeric(value: Any) -> Decimal:
-    if isinstance(value, bool):
-        return Decimal(int(value))
-    if isinstance(value, int | float):
-        return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+def _numeric(value: Any, *, exact: bool) -> Key:
+    """A number compared with an integer column, bound as the server binds it: 3.0.12 as
+    ``float(value)``; with ``exact`` (3.1) a float stays a float and anything else becomes
+    a ``Decimal``. A bool or an int is exact either way (3.0.12 rounds an int past 2**53,
+    and cannot bind one beyond a double at all: a 500)."""
     try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
+        if isinstance(value, bool):
+            return number_key(Decimal(int(value)))
+        if isinstance(value, int):
+            return number_key(Decimal(value))
+        if isinstance(value, float) or not exact:
+            return number_key(float(value))
+        return number_key(Decimal(str(value)))
+    except (TypeError, ValueError, ArithmeticError):
         raise filter_error(
             f"Invalid numeric value: {value}. Expected a number, got {_type_name(value)}"
         ) from None
@@ -560,10 +572,7 @@ def _metadata_fields(key: str, conditions: dict[str, Any], dialect: Dialect) -> 
     for field, wanted in conditions.items():
         if isinstance(wanted, dict) and any(op in COMPARISON_OPERATORS for op in wanted):
             for operator, operand in wanted.items():
-                if dialect.wrapped_metadata_errors and operator in NUMERIC_OPERATORS:
-                    condition = _wrapped_metadata_comparison(key, field, operator, operand)
-                else:
-                    condition = _metadata_comparison(key, field, operator, operand)
+                condition = _metadata_comparison(key, field, operator, operand)
                 if condition is not None:
                     parts.append(condition)
         elif not _is_wildcard(wanted):
@@ -571,22 +580,6 @@ def _metadata_fields(key: str, conditions: dict[str, Any], dialect: Dialect) -> 
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else _all(parts)
-
-
-def _wrapped_metadata_comparison(
-    key: str, field: str, operator: str, operand: Any
-) -> Predicate | None:
-    """The strict dialect: a refused numeric operand is reported inside the two messages
-    of the server's numeric cast and comparison builders."""
-    try:
-        return _metadata_comparison(key, field, operator, operand)
-    except HonchoError as error:
-        shown = str(operand)  # as Python writes it: None, True, [1]
-        raise filter_error(
-            f"Failed to build numeric comparison condition for operator '{operator}' with "
-            f"value '{shown}': Failed to process numeric cast for value '{shown}': "
-            f"{error.detail}"
-        ) from None
 
 
 def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> Predicate | None:
@@ -620,37 +613,25 @@ def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> P
 def _metadata_numeric(
     text_of: Callable[[Row], str | None], operator: str, operand: Any
 ) -> Predicate:
-    """``metadata->>field`` compared numerically, as text, or as ``true``/``false``."""
-    if isinstance(operand, bool):
-        return _operator(text_of, operator, str(operand).lower())
-    number: Decimal | None = None
-    if isinstance(operand, int | float):
-        number = _numeric(operand)
-    elif isinstance(operand, str):
-        try:
-            number = Decimal(operand.strip())
-        except InvalidOperation:
-            number = None
-        if number is not None and not number.is_finite():
-            number = None
-    else:
+    """``metadata->>field`` against an operand bound as the server binds it
+    (``fake_honcho.filter_numbers``): as numeric, double precision or text. SQL's NULL
+    (no value, or text the server cannot read as a number) is unknown. An operand it
+    cannot bind is refused inside the two messages of its cast and comparison builders."""
+    bound = bind_metadata_operand(operand)
+    if bound is None:
+        kind = type(operand).__name__
+        cause = f"Invalid value for numeric operator: {operand}. Expected a number, got {kind}"
         raise filter_error(
-            f"Invalid value for numeric operator: {operand}. Expected a number, got "
-            f"{_type_name(operand)}"
+            f"Failed to build numeric comparison condition for operator '{operator}' with "
+            f"value '{operand}': Failed to process numeric cast for value '{operand}': {cause}"
         )
-    if number is None:
-        return _operator(text_of, operator, operand)
+    test = SQL_TESTS[operator]
 
-    def as_number(row: Row) -> Decimal | None:
-        text = text_of(row)
-        if text is None or text == "":
-            return None
-        try:
-            return Decimal(text)
-        except InvalidOperation:
-            return None
+    def predicate(row: Row) -> bool | None:
+        value = bound.read(text_of(row))
+        return None if value is None else test(value, bound.value)
 
-    return _operator(as_number, operator, number)
+    return predicate
 
 
 def _astext(value: Any) -> str | None:

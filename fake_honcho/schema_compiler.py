@@ -18,7 +18,9 @@ from typing import Any
 
 Check = Callable[[Any], bool]
 
-ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "default", "format", "examples"})
+ANNOTATIONS = frozenset(
+    {"$schema", "$id", "title", "description", "default", "format", "examples", "contentMediaType"}
+)
 ASSERTIONS = frozenset(
     {
         "type",

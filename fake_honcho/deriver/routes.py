@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -27,6 +27,7 @@ from fake_honcho.deriver.representation import (
     render_plain,
     select,
 )
+from fake_honcho.deriver.response_format import check_response_format
 from fake_honcho.deriver.scoped import context_scope, refuse_scope_positions, scoped_recall
 from fake_honcho.endpoint import (
     fake_of,
@@ -62,6 +63,9 @@ from fake_honcho.resources import (
 )
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature, HonchoVersion, versioned
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
@@ -363,12 +367,17 @@ async def session_summaries(request: Request) -> Response:
 
 
 async def peer_chat(request: Request) -> Response:
+    """Checked as the server checks before its LLM call: filters, then ``response_format``
+    (422s); the peer is created; then a missing target or session is a 404, which in a
+    stream comes after the 200 has started, so the stream is empty."""
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     body = await read_body(request, "DialecticOptions")
     refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "chat")
     recall = scoped_recall(fake, request, workspace_id, peer_id, body)
     sessions = _allowlist(body.get("session_id"), body.get("filters"), fake.version)
+    if body.get("response_format") is not None:
+        check_response_format(body["response_format"])
     target = body.get("target") or peer_id
     observer = peer_id
     if recall is not None:
@@ -382,6 +391,11 @@ async def peer_chat(request: Request) -> Response:
             else None
         )
         ensure_peers(fake, workspace_id, [peer_id])
+        missing = _chat_preflight(fake, workspace_id, target, body.get("session_id"))
+        if missing is not None:
+            if body.get("stream"):
+                return StreamingResponse(iter(()), media_type="text/event-stream")
+            raise missing
         rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
         index = message_index(fake.store)
         said = [
@@ -411,6 +425,19 @@ def chat_response(request: Request, body: dict[str, Any], given: chat.Reply) -> 
     if evidence is not None:
         payload["evidence"] = evidence
     return respond(request, payload, schema="DialecticResponse")
+
+
+def _chat_preflight(
+    fake: FakeHoncho, workspace_id: str, target: str, session_id: str | None
+) -> HonchoError | None:
+    """The 404 the server's chat gives for a target peer or a session that is not there."""
+    if fake.store.get("peers", (workspace_id, target)) is None:
+        return HonchoError(404, f"Peer {target} not found in workspace {workspace_id}")
+    if session_id:
+        session = fake.store.get("sessions", (workspace_id, session_id))
+        if session is None or not session["is_active"]:
+            return HonchoError(404, f"Session {session_id} not found in workspace {workspace_id}")
+    return None
 
 
 # -- helpers --------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 from fake_honcho.deriver import chat
 from fake_honcho.grouping import WORKSPACE_PEERS, grouped
@@ -77,12 +76,3 @@ def answer(
         sentences.append(text)
         used.extend(chosen)
     return (" ".join(sentences) or NOTHING_KNOWN), used
-
-
-def check_response_format(schema: Any) -> None:
-    """The root rule Honcho checks before any LLM call; ``ValueError`` with its text."""
-    root = {key: value for key, value in schema.items() if key != "$schema"}
-    kind = root.get("type")
-    if kind == "object" or (kind is None and ("properties" in root or "$ref" in root)):
-        return
-    raise ValueError("root schema must have type 'object'")

@@ -232,15 +232,17 @@ PEERS = Script(
 
 TEA = {"query": "tea"}
 
+# Four messages to search, page and budget, one request each: they rank alike, and the
+# server breaks ties by created_at only, which messages of one request share (the order
+# among them is then the plan's: search-tie-order).
 _MESSAGES = [
     Step(
         "POST",
         S + "/messages",
-        json={
-            "messages": [{"peer_id": "alice", "content": f"tea number {n} " * 3} for n in range(4)]
-        },
-        note="four messages to search, page and budget",
-    ),
+        json={"messages": [{"peer_id": "alice", "content": f"tea number {n} " * 3}]},
+        note=f"message {n} of four to search, page and budget",
+    )
+    for n in range(4)
 ]
 
 

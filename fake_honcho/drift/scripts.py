@@ -65,6 +65,16 @@ UPLOADS = (
 )
 
 
+UPLOAD_FORMS = (
+    ({"metadata": "{not json"}, "metadata that is not JSON is ignored: {}"),
+    ({"metadata": '{"kept": 1}', "configuration": "{bad"}, "bad configuration is ignored"),
+    ({"metadata": "null"}, "metadata null"),
+    ({"created_at": "yesterday"}, "a created_at fromisoformat refuses is ignored"),
+    ({"created_at": "2024-01-02"}, "a date is midnight UTC"),
+    ({"created_at": "2024-01-02T03:04:05+02:00"}, "an offset is kept as UTC"),
+)
+
+
 def _msgs(*pairs: tuple[str, str], **extra: Any) -> dict[str, Any]:
     return {"messages": [{"peer_id": peer, "content": text, **extra} for peer, text in pairs]}
 
@@ -272,11 +282,23 @@ MEMBERS = Script(
         put(S + "/s1/peers", {"bob": {"observe_me": True}, "erin": {}}, note="replace members"),
         get(S + "/s1/peers", unordered=True, note="replaced"),
         get(S + "/s1/peers/alice/config", note="config of a member who left"),
+        put(
+            S + "/s1/peers/alice/config",
+            {"observe_others": True},
+            note="config for a member who left: 204",
+        ),
+        get(S + "/s1/peers", unordered=True, note="who left stays out"),
+        get(S + "/s1/peers/alice/config", note="yet the config changed"),
         delete(S + "/s1/peers", ["erin", "nobody"], note="remove members"),
         get(S + "/s1/peers", unordered=True, note="after removal"),
         post(S + "/s1/peers", {"alice": {"observe_me": False}}, note="rejoin"),
         get(S + "/s1/peers/alice/config", note="rejoined with new config"),
-        get(S + "/s1/peers", params={"size": 1}, unordered=True, note="page of members"),
+        get(
+            S + "/s1/peers",
+            params={"size": 5},
+            unordered=True,
+            note="page of members (the whole list: the server does not order it)",
+        ),
         post(W + "/peers/alice/sessions", note="sessions the peer is in"),
         post(W + "/peers/erin/sessions", note="a peer who left"),
     ],
@@ -352,6 +374,17 @@ MESSAGES = Script(
             note="upload without a file",
         ),
         *[upload(name, content, kind, note) for name, content, kind, note in UPLOADS],
+        *[
+            Step(
+                "POST",
+                S + "/form/messages/upload",
+                files={"file": ("form.txt", "form fields", "text/plain")},
+                data={"peer_id": "alice", **fields},
+                note=note,
+            )
+            for fields, note in UPLOAD_FORMS
+        ],
+        post(S + "/form/messages/list", note="what the uploads stored"),
         post(W + "/peers/list", unordered=True, note="authors became peers (one batch: no order)"),
         get(S + "/s1/peers", unordered=True, note="authors joined the session"),
     ],
@@ -453,6 +486,149 @@ CONTEXT = Script(
     "Session context budgets (token counts cut identically only with exact counts).",
 )
 
+_NESTED: dict[str, Any] = {"type": "object", "properties": {}}
+_LEVEL = _NESTED
+for _ in range(21):
+    _LEVEL["properties"]["a"] = _LEVEL = {"type": "object", "properties": {}}
+RESPONSE_FORMATS_REFUSED: tuple[tuple[Any, str], ...] = (
+    ({"type": "string"}, "root not an object"),
+    ({}, "no type at the root"),
+    ({"type": "array", "items": {"type": "string"}}, "array root"),
+    ({"type": ["object", "null"]}, "type list at the root"),
+    ({"$ref": "#/$defs/X", "$defs": {"X": {"type": "string"}}}, "$ref root to a string"),
+    ({"$ref": "#/$defs/X", "$defs": {"X": {"$ref": "#/$defs/X"}}}, "recursive $ref"),
+    ({"$ref": "#/$defs/a/b", "$defs": {}}, "$ref deeper than a definition"),
+    ({"$ref": "#/components/X"}, "$ref outside $defs"),
+    ({"$ref": "#/$defs/Z", "$defs": {}}, "$ref to an unknown definition"),
+    ({"type": "object", "$defs": 5}, "$defs not an object"),
+    ({"type": "object", "$defs": {"A": {}}, "definitions": {"A": {}}}, "a name defined twice"),
+    ({"type": "object", "allOf": []}, "allOf"),
+    ({"type": "object", "patternProperties": {}}, "patternProperties"),
+    ({"type": "object", "additionalProperties": {}}, "schema-valued additionalProperties"),
+    ({"type": "object", "properties": {"a": True}}, "boolean schema"),
+    ({"type": "object", "properties": {"a": 5}}, "property schema not an object"),
+    ({"type": "object", "properties": {"a": {"type": "widget"}}}, "unknown type"),
+    ({"type": "object", "properties": {"a": {}}}, "property without a type"),
+    ({"type": "object", "properties": {"a": {"enum": []}}}, "empty enum"),
+    ({"type": "object", "properties": {"a": {"enum": [1.5]}}}, "float in an enum"),
+    ({"type": "object", "properties": {"a": {"anyOf": []}}}, "empty anyOf"),
+    ({"type": "object", "properties": {"a": {"type": []}}}, "empty type list"),
+    ({"type": "object", "properties": {"a": {"type": "object", "if": {}}}}, "nested if"),
+    ({"type": "object", "properties": 5}, "properties not an object"),
+    ({"type": "object", "required": "a"}, "required not a list"),
+    ({"type": "object", "properties": {"": {"type": "string"}}}, "empty property name"),
+    (_NESTED, "deeper than 20 levels"),
+    (
+        {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(501)}},
+        "more than 500 nodes",
+    ),
+)
+
+
+def _chat(body: dict[str, Any], note: str, peer: str = "alice") -> Step:
+    return post(W + f"/peers/{peer}/chat", {"query": "what do you know?", **body}, note=note)
+
+
+CHAT = Script(
+    "chat",
+    [
+        post(W + "/peers", {"id": "alice"}),
+        *[
+            _chat({"response_format": schema}, f"response_format: {note}")
+            for schema, note in RESPONSE_FORMATS_REFUSED
+        ],
+        _chat({"target": "nobody"}, "a target that does not exist: 404"),
+        _chat({"target": "nobody", "stream": True}, "in a stream the 404 comes after the 200"),
+        _chat({"session_id": "nothere"}, "a session that does not exist: 404"),
+        post(S, {"id": "s1"}),
+        delete(S + "/s1"),
+        _chat({"session_id": "s1"}, "a deleted session: 404"),
+        _chat(
+            {"target": "nobody", "response_format": {"type": "string"}},
+            "response_format is checked before the target",
+        ),
+        _chat(
+            {"filters": {"topic": "x"}, "response_format": {"type": "string"}},
+            "filters are checked first",
+        ),
+        _chat({"filters": {"session_id": ["a"]}, "session_id": "b"}, "session_id outside filters"),
+        _chat({"target": "nobody"}, "the asking peer is created first", peer="bob"),
+        post(W + "/peers/list", note="bob was created"),
+        *[
+            post(W + "/peers/alice/representation", {"filters": filters, **extra}, note=note)
+            for filters, extra, note in (
+                ({}, {}, "filters without session_id"),
+                ({"session_id": 5}, {}, "session_id of the wrong type"),
+                ({"session_id": [""]}, {}, "an empty session id"),
+                ({"session_id": {"in": "a"}}, {}, "'in' without a list"),
+                ({"session_id": ["a", "a"]}, {}, "repeated ids"),
+                ({"session_id": ["a"]}, {"session_id": "b"}, "session_id outside filters"),
+            )
+        ],
+    ],
+    "The checks chat makes before its LLM call (response_format, target, session, filters), "
+    "and the representation's session filters.",
+)
+
+# metadata.score values a real 3.0.12 reads as numbers; each peer holds one.
+SCORES: tuple[Any, ...] = (
+    5, 20, "NaN", "15", "Infinity", "-Infinity", None, "", "nan", 250.0, " 12 ", "1e2", "+7",
+    ".5", "inf", "NAN", "-inf", "1.", "-0", 1.5, -3,
+)  # fmt: skip
+SCORE_FILTERS: tuple[Any, ...] = (
+    {"gt": 10}, {"lt": 10}, {"gte": 5}, {"ne": 5}, {"gt": "10"}, {"gt": "1_0"}, {"gt": 1.5},
+    {"gt": "NaN"}, {"lt": "NaN"}, {"ne": "NaN"}, {"gte": "Infinity"}, {"lt": "-inf"},
+    {"gt": 1e308}, {"gt": "abc"}, {"lt": "abc"}, {"gt": True}, {"ne": "x"}, {"gt": None},
+    {"gt": [1]}, {"gt": {"a": 1}},
+)  # fmt: skip
+TOKEN_FILTERS: tuple[Any, ...] = (
+    {"gt": "NaN"}, {"lt": "NaN"}, {"ne": "NaN"}, {"gt": "inf"}, {"gt": "sNaN"}, {"gt": True},
+    {"in": [1.0]}, {"gt": "abc"},
+)  # fmt: skip
+
+NUMERIC_FILTERS = Script(
+    "numeric_filters",
+    [
+        *[
+            post(W + "/peers", {"id": f"p{i}", "metadata": {"score": score}})
+            for i, score in enumerate(SCORES)
+        ],
+        *[
+            post(
+                W + "/peers/list",
+                {"filters": {"metadata": {"score": comparison}}},
+                params={"size": 100},
+                note="peers whose score compares",
+            )
+            for comparison in SCORE_FILTERS
+        ],
+        post("/v3/workspaces/{ws2}/peers", {"id": "big", "metadata": {"score": "1e400"}}),
+        post("/v3/workspaces/{ws2}/peers", {"id": "tiny", "metadata": {"score": "1e-400"}}),
+        post(
+            "/v3/workspaces/{ws2}/peers/list",
+            {"filters": {"metadata": {"score": {"gt": 10}}}},
+            note="beyond a double, compared with an int: as numeric",
+        ),
+        post(
+            "/v3/workspaces/{ws2}/peers/list",
+            {"filters": {"metadata": {"score": {"gt": 0.5}}}},
+            note="compared with a float: a 500 at the tag",
+            divergence="real-numeric-filter-500",
+        ),
+        post(S + "/s1/messages", _msgs(("alice", "hi"), ("alice", "hello there, friend"))),
+        *[
+            post(
+                S + "/s1/messages/list",
+                {"filters": {"token_count": comparison}},
+                note="token_count compared with a number string",
+            )
+            for comparison in TOKEN_FILTERS
+        ],
+    ],
+    "Numeric comparisons as PostgreSQL makes them: NaN above every number, int operands as "
+    "numeric, float ones as double precision, unset and empty values as NULL.",
+)
+
 SERVER_BUGS = Script(
     "server_bugs",
     [
@@ -503,6 +679,8 @@ SCRIPTS: tuple[Script, ...] = (
     WEBHOOKS,
     UNDERIVED,
     CONTEXT,
+    CHAT,
+    NUMERIC_FILTERS,
     SERVER_BUGS,
     *RULES31_SCRIPTS,
     *SCOPE_SCRIPTS,

@@ -2,6 +2,8 @@
 
 Beside ``/_fake/faults``, behind auth like every route but ``/health``, never faulted:
 
+- ``GET /_fake/about``: ``{"server": "fake-honcho", "version", "honcho_version"}``, how
+  a client tells a served fake from a real server (which answers 404);
 - ``GET /_fake/deriver``: ``{"mode", "queued", "failed"}``;
 - ``POST /_fake/deriver/step`` ``{"count": 1}``: run queued units, ``{"ran", "queued"}``;
 - ``POST /_fake/deriver/drain`` ``{"timeout": 30}``: run until idle, or 408 at the timeout;
@@ -106,6 +108,10 @@ async def put_state(request: Request) -> Response:
     return JSONResponse(loaded)
 
 
+async def get_about(request: Request) -> Response:
+    return JSONResponse(control.about(fake_of(request)))
+
+
 async def get_journal(request: Request) -> Response:
     return JSONResponse({"requests": control.journal(fake_of(request))})
 
@@ -115,6 +121,7 @@ async def clear_journal(request: Request) -> Response:
 
 
 routes = [
+    Route("/_fake/about", get_about, methods=["GET"]),
     Route("/_fake/deriver", get_deriver, methods=["GET"]),
     Route("/_fake/deriver/step", step_deriver, methods=["POST"]),
     Route("/_fake/deriver/drain", drain_deriver, methods=["POST"]),

@@ -21,5 +21,6 @@ async def metrics(request: Request) -> Response:
 
 routes = [
     Route("/health", health, methods=["GET"]),
-    Route("/metrics", metrics, methods=["GET"]),
+    # Undocumented, as on a real server (FastAPI's include_in_schema=False).
+    Route("/metrics", metrics, methods=["GET"], include_in_schema=False),
 ]

@@ -8,6 +8,7 @@ and the deriver hears about them under the store lock.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ from fake_honcho.resources import (
     write_members,
 )
 from fake_honcho.sanitize import sanitized_metadata, strip_nul
+from fake_honcho.schemas import SchemaSet
 from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
@@ -181,16 +183,7 @@ async def upload(request: Request) -> Response:
             f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
         )
     text = extract_text(data, content_type)
-    item: dict[str, Any] = {"peer_id": peer_id}
-    for name in ("metadata", "configuration"):
-        raw = extra[name]
-        if isinstance(raw, str) and raw:
-            try:
-                item[name] = json.loads(raw)
-            except json.JSONDecodeError:
-                raise HonchoError(422, f"Invalid JSON in {name}") from None
-    if isinstance(extra["created_at"], str) and extra["created_at"]:
-        item["created_at"] = extra["created_at"]
+    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake.schemas, extra)}
     # Not a model body: the models' validators run one by one, each refusal a 422.
     item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [
@@ -199,6 +192,59 @@ async def upload(request: Request) -> Response:
     ]
     rows = store_messages(fake, ws, sid, drafts)
     return _created(request, fake, rows)
+
+
+def _form_fields(schemas: SchemaSet, form: dict[str, Any]) -> dict[str, Any]:
+    """The upload form's ``metadata``, ``configuration`` and ``created_at``, read as the
+    server reads them: text that does not parse (JSON, or an ISO 8601 time) is ignored.
+
+    What parses but is not an object, or holds NaN or an infinity, is a 500 on the
+    server (divergence real-upload-form-500); here it is refused as the field's type
+    refuses it.
+    """
+    fields: dict[str, Any] = {}
+    for name in ("metadata", "configuration"):
+        raw = form[name]
+        if not isinstance(raw, str) or not raw:
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        loc = ("body", name)
+        if not _finite(value):
+            raise invalid("finite_number", loc, "Input should be a finite number", raw)
+        if name == "configuration" and value is not None:
+            value = schemas.check_request("MessageConfiguration", value, loc=loc)
+        elif value is not None and not isinstance(value, dict):
+            raise invalid("dict_type", loc, "Input should be a valid dictionary", value)
+        fields[name] = value
+    created_at = form["created_at"]
+    moment = _iso_time(created_at) if isinstance(created_at, str) and created_at else None
+    if moment is not None:
+        fields["created_at"] = moment
+    return fields
+
+
+def _finite(value: Any) -> bool:
+    """Whether no float in ``value`` is NaN or infinite (``json.loads`` reads them)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    return True
+
+
+def _iso_time(text: str) -> str | None:
+    """``text`` as the server's ``datetime.fromisoformat`` reads it (``Z`` as ``+00:00``,
+    a naive time as UTC), or None when it does not."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return isoformat(moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC))
 
 
 def _validated(check: Callable[[Any], Any], value: Any, loc: tuple[Any, ...]) -> Any:
@@ -269,7 +315,8 @@ async def update(request: Request) -> Response:
 
 routes = [
     Route(S + "/messages", create, methods=["POST"]),
-    Route(S + "/messages/", create, methods=["POST"]),
+    # The pre-2.6.0 spelling Honcho still answers, left out of its document.
+    Route(S + "/messages/", create, methods=["POST"], include_in_schema=False),
     Route(S + "/messages/upload", upload, methods=["POST"]),
     Route(S + "/messages/list", list_messages, methods=["POST"]),
     Route(S + "/messages/{message_id}", get, methods=["GET"]),

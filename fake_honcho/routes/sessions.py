@@ -23,6 +23,7 @@ from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
+    SESSION_OBSERVERS_LIMIT,
     add_members,
     check_new_peer_names,
     clean_configuration,
@@ -33,6 +34,7 @@ from fake_honcho.resources import (
     is_scope,
     new_session,
     now,
+    observers_error,
     peer_create_error,
     plan_members,
     reject_reserved_new,
@@ -41,6 +43,7 @@ from fake_honcho.resources import (
     session_peer_config,
 )
 from fake_honcho.routes._search import run_search
+from fake_honcho.state import Row
 from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
@@ -294,7 +297,9 @@ async def get_peer_config(request: Request) -> Response:
 
 
 async def set_peer_config(request: Request) -> Response:
-    """204: non-null keys merge into the membership, created if absent."""
+    """204: non-null keys merge into the membership, created if absent. A peer that left
+    stays out (its config changes all the same); only adding it to the session again
+    makes it a member, with the config that request gives."""
     fake = fake_of(request)
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
@@ -310,12 +315,23 @@ async def set_peer_config(request: Request) -> Response:
         merged = session_peer_config(member) if member is not None else {}
         merged.update({key: value for key, value in body.items() if value is not None})
         if member is not None and member["left_at"] is not None:
-            # Honcho updates a departed member's stored config; the peer stays departed.
-            plan_members(fake, ws, sid, {pid: merged}, replace_config=True)  # the observer 400
+            _check_observer_joins(fake, ws, sid, member, merged)
             fake.store.put("session_peers", (ws, sid, pid), {**member, **merged})
         else:
             add_members(fake, ws, sid, {pid: merged}, replace_config=True)
     return no_content()
+
+
+def _check_observer_joins(fake: FakeHoncho, ws: str, sid: str, member: Row, config: Row) -> None:
+    """The observer limit for a config that makes ``member`` an observer: counted with
+    the session's active observers, as if it were one of them."""
+    if not config.get("observe_others") or member.get("observe_others"):
+        return
+    observers = 1 + sum(
+        1 for row in session_members(fake.store, ws, sid) if row.get("observe_others")
+    )
+    if observers > SESSION_OBSERVERS_LIMIT:
+        raise observers_error(sid, observers)
 
 
 async def search(request: Request) -> Response:

@@ -2,9 +2,9 @@
 
 Refusals in the real server's order: the body (``WorkspaceChatOptions``), ``scope``
 (beside ``session_id``, a narrow key, a missing scope, more than 1000 sessions), the
-``response_format`` root, then a missing workspace or session (404). The answer is the
-toy deriver's (``fake_honcho.deriver.workspace_chat``), plain or streamed as peer chat,
-with its evidence when asked (3.2);
+``response_format`` (checked as peer chat checks it), then a missing workspace or
+session (404). The answer is the toy deriver's (``fake_honcho.deriver.workspace_chat``),
+plain or streamed as peer chat, with its evidence when asked (3.2);
 a scope confines it to its member sessions (peers who spoke there, explicit
 conclusions stated there; fail-closed when it has none).
 """
@@ -16,10 +16,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.deriver import chat, workspace_chat
+from fake_honcho.deriver.response_format import check_response_format
 from fake_honcho.deriver.routes import chat_response
 from fake_honcho.deriver.scoped import check_scope_option, session_union
 from fake_honcho.endpoint import fake_of, read_body, strip_nul
-from fake_honcho.errors import HonchoError
 from fake_honcho.resources import get_active_session, get_workspace
 from fake_honcho.versions import Feature, versioned
 
@@ -33,12 +33,8 @@ async def workspace_chat_route(request: Request) -> Response:
     if scope is not None:
         check_scope_option(request, body)
         sessions = session_union(fake, workspace_id, [scope] if isinstance(scope, str) else scope)
-    response_format = body.get("response_format")
-    if response_format is not None:
-        try:
-            workspace_chat.check_response_format(response_format)
-        except ValueError as error:
-            raise HonchoError(422, f"Invalid response_format: {error}") from None
+    if body.get("response_format") is not None:
+        check_response_format(body["response_format"])
     with fake.store.lock:
         get_workspace(fake, workspace_id)
         if body.get("session_id"):

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fake_honcho.errors import HonchoError
 from fake_honcho.filters import (
+    COMPARISON_OPERATORS,
     CONCLUSION,
     LEGACY,
     MESSAGE,
@@ -90,7 +93,7 @@ def selected(filters: Any, model: Model = MESSAGE) -> list[str]:
         ({"metadata": {"topic": "*"}}, ["m1", "m2", "m3"]),
         ({"metadata": {"score": {"gte": 5}}}, ["m1"]),
         ({"metadata": {"score": {"lt": 5}}}, ["m2"]),
-        ({"metadata": {"score": {"ne": 7}}}, ["m2"]),  # a missing key is unknown
+        ({"metadata": {"score": {"ne": 7}}}, ["m2"]),  # SQL's != : an unset field is NULL
         ({"metadata": {"topic": {"icontains": "coff"}}}, ["m2"]),
         ({"metadata": {"topic": {"in": ["tea", "none"]}}}, ["m1"]),
         ({"metadata": {"flag": {"ne": True}}}, []),
@@ -270,5 +273,107 @@ def test_the_legacy_dialect_keeps_its_answers() -> None:
     assert chosen({"level": "bogus"}, CONCLUSIONS, CONCLUSION, LEGACY) == []
     with pytest.raises(HonchoError, match=r"422, .Invalid numeric value: s1. Expected a number"):
         compile_filter({"session_id": {"ne": "s1"}}, CONCLUSION, LEGACY)  # float("s1")
-    with pytest.raises(HonchoError, match=r"422, .Invalid value for numeric operator"):
-        compile_filter({"metadata": {"score": {"gte": [1]}}}, MESSAGE, LEGACY)
+    with pytest.raises(HonchoError, match=r"422, .Failed to build numeric comparison"):
+        compile_filter({"metadata": {"score": {"gte": [1]}}}, MESSAGE, LEGACY)  # as 3.0.12
+
+
+# -- numbers as PostgreSQL compares them (measured on a real 3.0.12) ---------------------
+
+SCORES = {"five": 5, "twenty": 20, "nan": "NaN", "inf": "Infinity", "blank": "", "big": "1e400"}
+SCORED = [{"id": name, "metadata": {"score": value}} for name, value in SCORES.items()]
+
+
+@pytest.mark.parametrize(
+    ("comparison", "expected"),
+    [
+        ({"gt": 10}, ["twenty", "nan", "inf", "big"]),  # numeric: NaN above every number
+        ({"lt": 10}, ["five"]),
+        ({"ne": 5}, ["twenty", "nan", "inf", "big"]),  # empty text is NULL
+        ({"gt": "10"}, ["twenty", "nan", "inf", "big"]),  # int("10"): numeric
+        ({"gt": "NaN"}, []),  # float("NaN"): double precision, where NaN equals NaN
+        ({"lt": "NaN"}, ["five", "twenty", "inf"]),  # 1e400 overflows a double: no match
+        ({"gte": "Infinity"}, ["nan", "inf"]),
+        ({"gt": 1.5}, ["five", "twenty", "nan", "inf"]),
+        ({"gt": "abc"}, []),  # neither int() nor float(): compared as text
+        ({"lt": "abc"}, ["five", "twenty", "nan", "inf", "blank", "big"]),
+        ({"gt": True}, []),  # compared with the text 'true'
+    ],
+)
+def test_numeric_metadata_comparisons(comparison: dict[str, Any], expected: list[str]) -> None:
+    predicate = compile_filter({"metadata": {"score": comparison}}, PEER)
+    assert predicate is not None
+    assert [row["id"] for row in SCORED if predicate(row)] == expected
+
+
+def test_an_operand_neither_number_nor_text_is_the_servers_422() -> None:
+    with pytest.raises(HonchoError) as raised:
+        compile_filter({"metadata": {"score": {"gt": [1]}}}, PEER)
+    assert raised.value.detail == (
+        "Failed to build numeric comparison condition for operator 'gt' with value '[1]': "
+        "Failed to process numeric cast for value '[1]': Invalid value for numeric "
+        "operator: [1]. Expected a number, got list"
+    )
+
+
+# -- no operand makes a filter fail -------------------------------------------------------
+
+AWKWARD_TEXT = st.sampled_from(
+    ["NaN", "nan", "-NaN", "sNaN", "Infinity", "-inf", "1e400", "1e-400", "1e99999", "", " ",
+     " 12 ", "+7", ".5", "1.", "1_000", "0x10", "١٢", "12abc", "true", "null", "*",
+     "2024-01-01", "2024-13-45T99:00:00Z", "9" * 5000]
+)  # fmt: skip
+NUMBERS = st.one_of(
+    st.integers(),
+    st.integers(min_value=-(10**400), max_value=10**400),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+OPERANDS = st.recursive(
+    st.one_of(st.none(), st.booleans(), NUMBERS, st.text(max_size=6), AWKWARD_TEXT),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.text(max_size=4), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+OPERATORS = st.sampled_from([*sorted(COMPARISON_OPERATORS), "eq", "like"])
+FIELDS = st.sampled_from(["score", "topic", "tags", "flag", "n", "missing"])
+MODELS = st.sampled_from([WORKSPACE, PEER, SESSION, MESSAGE, CONCLUSION])
+ODD_ROWS: list[dict[str, Any]] = [
+    {**ROWS[0], "metadata": {"score": value, "topic": value}, "is_active": True, "level": "x"}
+    for value in ["NaN", "sNaN", "Infinity", "1e400", "1e-400", "", "abc", True, None, [1],
+                  {"x": "NaN"}, 10**30, -0.0, 1e308]
+]  # fmt: skip
+
+
+@st.composite
+def _filters(draw: st.DrawFn, model: Model) -> Any:
+    key = draw(st.one_of(st.just("metadata"), st.sampled_from(model.allowed)))
+    if key == "metadata":
+        value = draw(st.dictionaries(FIELDS, st.one_of(OPERANDS, _comparison()), max_size=2))
+    else:
+        value = draw(st.one_of(OPERANDS, _comparison()))
+    found = {key: value}
+    if draw(st.booleans()):
+        found = {draw(st.sampled_from(["AND", "OR", "NOT"])): [found, draw(OPERANDS)]}
+    return found
+
+
+@st.composite
+def _comparison(draw: st.DrawFn) -> dict[str, Any]:
+    return draw(st.dictionaries(OPERATORS, OPERANDS, min_size=1, max_size=2))
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data())
+def test_no_filter_fails_other_than_with_a_422(data: st.DataObject) -> None:
+    """Any operand of any type, against rows holding NaN, infinities and non-numbers:
+    the filter compiles and selects, or is refused with a 422, never an exception."""
+    model = data.draw(MODELS)
+    filters = data.draw(_filters(model))
+    try:
+        predicate = compile_filter(filters, model, data.draw(st.sampled_from([LEGACY, STRICT])))
+    except HonchoError as refused:
+        assert refused.status == 422
+        return
+    for row in ODD_ROWS:
+        if predicate is not None:
+            predicate(row)

@@ -394,6 +394,8 @@ class Differential(RuleBasedStateMachine):
 
 @pytest.fixture
 def real_target(honcho_target: HonchoTarget) -> Iterator[HonchoTarget]:
+    if honcho_target.served_fake is not None:
+        pytest.skip(f"differential: the server at --honcho-url is {honcho_target.served_fake}")
     if honcho_target.is_fake:
         pytest.skip("differential: compares the fake with a real server; run with --honcho-url")
     yield honcho_target
@@ -409,21 +411,25 @@ def test_fake_and_server_answer_every_generated_sequence_alike(
         version = honcho_served.version.name
 
     Machine.counter = counter
-    run_state_machine_as_test(
-        Machine,
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-            database=None,
-            # Each shrink step replays against the real server: far too slow to be worth it.
-            phases=(Phase.explicit, Phase.generate),
-            report_multiple_bugs=False,
-        ),
-    )
-    with capsys.disabled():
-        print(
-            f"\ndifferential: {counter[0]} operations, {EXAMPLES} examples, fake at "
-            f"{honcho_served.version}, no difference"
+    outcome = "a difference (below)"
+    try:
+        run_state_machine_as_test(
+            Machine,
+            settings=settings(
+                max_examples=EXAMPLES,
+                stateful_step_count=STEPS,
+                deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+                database=None,
+                # Each shrink step replays against the real server: far too slow to be worth it.
+                phases=(Phase.explicit, Phase.generate),
+                report_multiple_bugs=False,
+            ),
         )
+        outcome = "no difference"
+    finally:  # the count says how far it got, whether it passes or fails
+        with capsys.disabled():
+            print(
+                f"\ndifferential: {counter[0]} operations, {EXAMPLES} examples, fake at "
+                f"{honcho_served.version}, {outcome}"
+            )

@@ -11,7 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from contract_tests import api_contract, memory_contract
+from contract_tests import (
+    api_contract,
+    memory_contract,
+    probe,  # imported before pytester snapshots sys.modules
+)
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import (
@@ -58,6 +62,11 @@ def test_probe_matches_the_real_server(
 ) -> None:
     """With ``--honcho-url``: the recorded real result is still what the server answers,
     for the entries that apply to what the server is probed to serve."""
+    if honcho_target.served_fake is not None:
+        pytest.skip(
+            f"the server at --honcho-url is {honcho_target.served_fake}: the probes describe "
+            "a real Honcho"
+        )
     if honcho_target.is_fake:
         pytest.skip("compares with a real server: run with --honcho-url")
     if not entry.applies_to(honcho_served.features):
@@ -138,8 +147,12 @@ class TestHoncho(HonchoAPIContract):
 """
 
 
-def test_suites_skip_declared_tests_on_a_real_server(pytester: pytest.Pytester) -> None:
-    """Against a server given by ``--honcho-url`` a declared test is skipped, naming its entry."""
+def test_suites_skip_declared_tests_on_a_real_server(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against a server given by ``--honcho-url`` a declared test is skipped, naming its entry
+    (a served fake stands in for the real server, made not to say what it is)."""
+    monkeypatch.setattr(probe, "served_fake", lambda target: None)
     pytester.makepyfile(INNER_SUITE)
     with FakeHoncho() as fake, fake.serve() as url:
         result = pytester.runpytest_inprocess(
@@ -148,3 +161,17 @@ def test_suites_skip_declared_tests_on_a_real_server(pytester: pytest.Pytester) 
         )  # fmt: skip
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["*divergence real-clone-cross-workspace*"])
+
+
+def test_a_served_fake_is_not_taken_for_a_real_server(pytester: pytest.Pytester) -> None:
+    """It says what it is (GET /_fake/about): the header names it, declared tests run."""
+    pytester.makepyfile(INNER_SUITE)
+    with FakeHoncho() as fake, fake.serve() as url:
+        result = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "-p", "no:syrupy", "-rs", "--honcho-url", url,
+            "-k", "test_clone_session or test_delete_session",
+        )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [f"honcho contract target: fake-honcho (served) at {url}: fake-honcho * speaking *"]
+    )

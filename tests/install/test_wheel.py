@@ -89,6 +89,14 @@ def test_the_core_requirements_are_httpx_and_pydantic_only(installed: Installed)
     assert set(metadata.get_all("Provides-Extra") or []) == {"fake", "contract", "test"}
 
 
+def test_the_docs_pages_ship_their_script_and_style(installed: Installed) -> None:
+    """/docs and /redoc are rendered offline from files in the package, not fetched."""
+    with zipfile.ZipFile(installed.wheel) as archive:
+        names = set(archive.namelist())
+    static = "fake_honcho/openapi/static/"
+    assert {f"{static}api-docs.js", f"{static}api-docs.css"} <= names
+
+
 def test_no_test_tooling_comes_with_the_backend(installed: Installed) -> None:
     present = _distributions(installed.python)
     assert {"httpx", "pydantic", "honcho-contract-kit"} <= present

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from contract_tests import probe  # imported before pytester snapshots sys.modules
 from fake_honcho import FakeHoncho
 
 if TYPE_CHECKING:
@@ -221,7 +222,9 @@ def test_url_targets_a_real_server_with_teardown_and_reaper(
 ) -> None:
     """--honcho-url switches every fixture to that server: the key comes from the env and is
     never printed, fake-only and LLM tests skip with a reason, each test's workspaces are
-    deleted at teardown and the reaper removes what a test left outside its namespace."""
+    deleted at teardown and the reaper removes what a test left outside its namespace. (The
+    served fake stands in for a real server: it is made not to say what it is.)"""
+    monkeypatch.setattr(probe, "served_fake", lambda target: None)
     monkeypatch.setenv("HONCHO_API_KEY", served_fake.api_key)
     pytester.makepyfile(test_probes=TARGET_PROBES)
     result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-rsP", "--honcho-url", served_fake.url)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpcore  # noqa: F401  # imported here, not first inside an in-process inner run
 import pytest
 
 from fake_honcho import FakeHoncho
@@ -90,9 +91,9 @@ def test_url_target_is_probed_once_and_reported(
     result.assert_outcomes(passed=1, skipped=2)
     result.stdout.fnmatch_lines_random(
         [
-            f"honcho contract target: real server at {url}, serves Honcho 3.0.12 (*",
-            f"*needs Honcho feature(s) scopes; the real server at {url} serves Honcho 3.0.12 "
-            "without them (probed)",
+            f"honcho contract target: fake-honcho (served) at {url}: *, serves Honcho 3.0.12 (*",
+            f"*needs Honcho feature(s) scopes; the served fake-honcho at {url} serves Honcho "
+            "3.0.12 without them (probed)",
             "*SERVED 3.0.12 *",
             "*honcho: request fields the target silently ignores*",
             "  `scope` on workspace search: hits from every session of the workspace, not only "
@@ -116,7 +117,7 @@ def test_xdist_workers_get_the_controllers_probe(
     )  # fmt: skip
     result.assert_outcomes(passed=1, skipped=2)
     result.stdout.fnmatch_lines(
-        ["*the real server at * serves Honcho 3.0.12 without them (probed)"]
+        ["*the served fake-honcho at * serves Honcho 3.0.12 without them (probed)"]
     )
     probes = [entry for entry in fake.requests if entry.path.endswith("/scopes/list")]
     assert len(probes) == 1
