@@ -155,7 +155,7 @@ V3_2 = V3_1.then(
 VERSIONS: dict[str, HonchoVersion] = {v.name: v for v in (V3_0_12, V3_1, V3_2)}
 """Every version the fake speaks, oldest first."""
 
-DEFAULT_VERSION = "3.0.12"
+DEFAULT_VERSION = "3.1"
 """What ``FakeHoncho()`` speaks when no version is given: the newest verified one."""
 
 

@@ -179,16 +179,18 @@ def _facts(client: httpx.Client, **params: Any) -> tuple[list[str], Any]:
     return [line.split("] ", 1)[1] for line in lines], body["peer_card"]
 
 
-def test_representation_limit_to_session_and_sessions_ignored_at_3012(
-    client: httpx.Client, fake: FakeHoncho, world: World
-) -> None:
+def test_representation_limit_to_session_and_sessions_ignored_at_3012() -> None:
     """3.0.12 has no ``sessions`` parameter: it is ignored, and the card stays."""
-    _two_sessions(fake, world)
-    everything = (["alice likes tea", "alice lives in Oslo"], ["likes tea"])
-    assert _facts(client) == everything
-    assert _facts(client, limit_to_session="true") == (["alice likes tea"], ["likes tea"])
-    assert _facts(client, sessions=["t"]) == everything
-    assert _facts(client, sessions=["t"], limit_to_session="true")[0] == ["alice likes tea"]
+    with (
+        make_fake("manual", version="3.0.12", ignored_fields="allow") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        _two_sessions(fake, World(fake, client))
+        everything = (["alice likes tea", "alice lives in Oslo"], ["likes tea"])
+        assert _facts(client) == everything
+        assert _facts(client, limit_to_session="true") == (["alice likes tea"], ["likes tea"])
+        assert _facts(client, sessions=["t"]) == everything
+        assert _facts(client, sessions=["t"], limit_to_session="true")[0] == ["alice likes tea"]
 
 
 def test_representation_sessions_at_31_narrow_recall_and_hide_the_card() -> None:

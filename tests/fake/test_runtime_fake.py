@@ -13,6 +13,7 @@ import pytest
 from honcho import Honcho
 
 from fake_honcho import FakeHoncho
+from fake_honcho.versions import DEFAULT_VERSION
 
 
 @pytest.fixture
@@ -226,7 +227,10 @@ def test_close_is_idempotent_and_stops_transport_threads() -> None:
 
 def test_repr_names_mode_and_journal_size(fake: FakeHoncho, client: httpx.Client) -> None:
     client.get("/health")
-    assert repr(fake) == "<FakeHoncho version=3.0.12 auth=off deriver='immediate' requests=1>"
+    assert (
+        repr(fake)
+        == f"<FakeHoncho version={DEFAULT_VERSION} auth=off deriver='immediate' requests=1>"
+    )
 
 
 def test_a_journal_limit_keeps_only_the_most_recent_requests() -> None:

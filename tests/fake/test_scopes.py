@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
+from fake_honcho.ignored import IgnoredFieldWarning
 
 W = "/v3/workspaces/w"
 KEY = "sk-scopes-test"
@@ -221,7 +222,8 @@ def test_scope_surfaces_refuse_peer_and_session_level_keys() -> None:
 def test_3_0_12_has_no_scopes() -> None:
     with FakeHoncho(version="3.0.12") as fake, client_of(fake) as client:
         assert client.post(f"{W}/scopes", json={"id": "work"}).status_code == 404
-        ok(client.post(f"{W}/sessions", json={"id": "s1", "scopes": ["work"]}), 201)
+        with pytest.warns(IgnoredFieldWarning, match="ignores the field `scopes`"):
+            ok(client.post(f"{W}/sessions", json={"id": "s1", "scopes": ["work"]}), 201)
         assert ok(client.post(f"{W}/peers/list"))["items"] == []
         refused = client.post(f"{W}/peers", json={"id": "scope.x"})
         assert refused.status_code == 422  # the id grammar, as before

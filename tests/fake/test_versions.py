@@ -65,8 +65,9 @@ def test_an_unknown_version_names_those_the_fake_speaks(given: str) -> None:
     assert str(caught.value).endswith("the fake speaks " + ", ".join(VERSIONS))
 
 
-def test_the_default_is_a_verified_version() -> None:
-    assert resolve_version(None).verified
+def test_the_default_is_the_newest_verified_version() -> None:
+    verified = [version for version in VERSIONS.values() if version.verified]
+    assert resolve_version(None) is verified[-1]
 
 
 def test_a_versioned_route_is_kept_only_where_its_feature_is_spoken() -> None:

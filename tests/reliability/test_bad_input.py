@@ -73,7 +73,7 @@ CASES: list[tuple[str, str, str, dict[str, Any], int, str]] = [
         f"{FRESH}/sessions",
         {"json": {"id": "s9", "peers": {"new.peer": {}}}},
         422,
-        "1 validation error for PeerCreate\nname\n  String should match pattern",
+        "Peer name(s) ['new.peer'] must match pattern",
     ),
     (
         "message-peer-dot",
