@@ -17,27 +17,9 @@ from fake_honcho.drift.exchange import Script, Step
 from fake_honcho.drift.scripts_rules31 import RULES31_SCRIPTS
 from fake_honcho.drift.scripts_scopes import SCOPE_SCRIPTS
 from fake_honcho.drift.scripts_v32 import SCRIPTS_V32
+from fake_honcho.drift.steps import S, W, delete, get, post, put
 
 __all__ = ["EVERY_SCRIPT", "SCRIPTS", "script_named"]
-
-W = "/v3/workspaces/{ws}"
-S = W + "/sessions"
-
-
-def get(path: str, **kw: Any) -> Step:
-    return Step("GET", path, **kw)
-
-
-def post(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("POST", path, json=json, **kw)
-
-
-def put(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("PUT", path, json=json, **kw)
-
-
-def delete(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("DELETE", path, json=json, **kw)
 
 
 def upload(name: str, content: str, kind: str, note: str) -> Step:

@@ -12,24 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.steps import S, W, get, post, put
 from fake_honcho.versions import Feature
 
 __all__ = ["RULES31_SCRIPTS"]
-
-W = "/v3/workspaces/{ws}"
-S = W + "/sessions"
-
-
-def _get(path: str, **kw: Any) -> Step:
-    return Step("GET", path, **kw)
-
-
-def _post(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("POST", path, json=json, **kw)
-
-
-def _put(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("PUT", path, json=json, **kw)
 
 
 def _msgs(*pairs: tuple[str, str]) -> dict[str, Any]:
@@ -37,15 +23,15 @@ def _msgs(*pairs: tuple[str, str]) -> dict[str, Any]:
 
 
 def _peers(filters: Any, note: str) -> Step:
-    return _post(W + "/peers/list", {"filters": filters}, note=note)
+    return post(W + "/peers/list", {"filters": filters}, note=note)
 
 
 def _messages(filters: Any, note: str) -> Step:
-    return _post(S + "/s1/messages/list", {"filters": filters}, note=note)
+    return post(S + "/s1/messages/list", {"filters": filters}, note=note)
 
 
 def _conclusions(filters: Any, note: str) -> Step:
-    return _post(W + "/conclusions/list", {"filters": filters}, note=note, unordered=True)
+    return post(W + "/conclusions/list", {"filters": filters}, note=note, unordered=True)
 
 
 def _nested(depth: int) -> dict[str, Any]:
@@ -58,9 +44,9 @@ def _nested(depth: int) -> dict[str, Any]:
 STRICT_FILTERS = Script(
     "strict_filters",
     [
-        _post(W + "/peers", {"id": "alice", "metadata": {"n": 5, "tag": "x"}}),
-        _post(W + "/peers", {"id": "bob", "metadata": {"n": "7"}}),
-        _post(
+        post(W + "/peers", {"id": "alice", "metadata": {"n": 5, "tag": "x"}}),
+        post(W + "/peers", {"id": "bob", "metadata": {"n": "7"}}),
+        post(
             S + "/s1/messages",
             _msgs(("alice", "first words"), ("bob", "second words")),
         ),
@@ -101,8 +87,8 @@ STRICT_FILTERS = Script(
         _peers({"metadata": {"n": {"like": 5}}}, "metadata key unknown operator"),
         _peers({"metadata": {"n": {"ne": None}}}, "metadata key ne null"),
         _peers({"workspace_id": {"ne": "x"}}, "ne on a set column"),
-        _post(S + "/list", {"filters": {"is_active": "yes"}}, note="a string for a boolean"),
-        _post(S + "/list", {"filters": {"is_active": 1}}, note="a number for a boolean"),
+        post(S + "/list", {"filters": {"is_active": "yes"}}, note="a string for a boolean"),
+        post(S + "/list", {"filters": {"is_active": 1}}, note="a number for a boolean"),
         _messages({"token_count": {"gte": "abc"}}, "a word for a number"),
         _messages({"token_count": {"gte": "1"}}, "a numeric string for a number"),
         _messages({"token_count": {"contains": "1"}}, "contains on a number"),
@@ -122,9 +108,9 @@ STRICT_FILTERS = Script(
 NEGATION = Script(
     "filter_negation",
     [
-        _post(W + "/peers", {"id": "alice", "metadata": {"n": 5, "f": True}}),
-        _post(W + "/peers", {"id": "bob", "metadata": {"n": "7"}}),
-        _post(W + "/peers", {"id": "carol"}),
+        post(W + "/peers", {"id": "alice", "metadata": {"n": 5, "f": True}}),
+        post(W + "/peers", {"id": "bob", "metadata": {"n": "7"}}),
+        post(W + "/peers", {"id": "carol"}),
         _peers({"metadata": {"n": {"ne": 7}}}, "ne of a missing key: unknown"),
         _peers({"metadata": {"f": {"ne": True}}}, "ne of a missing flag"),
         _peers({"NOT": [{"metadata": {"n": {"gte": 6}}}]}, "NOT of a missing key"),
@@ -147,48 +133,46 @@ NEGATION = Script(
 PEER_NAMES = Script(
     "peer_names_422",
     [
-        _post(W + "/peers", {"id": "alice"}),
-        _post(S, {"id": "s1", "peers": {"alice": {}}}),
-        _post(
+        post(W + "/peers", {"id": "alice"}),
+        post(S, {"id": "s1", "peers": {"alice": {}}}),
+        post(
             S + "/s1/messages",
             _msgs(("z.z", "hi"), ("alice", "hi"), ("a.a", "hi")),
             note="invalid authors, sorted in the text",
         ),
-        _post(S + "/s1/messages/list", note="nothing was stored"),
-        _post(S, {"id": "s2", "peers": {"b.b": {}, "a.a": {}}}, note="new session, bad map"),
-        _post(S, {"id": "s1", "peers": {"b.b": {}}}, note="existing session, bad map"),
-        _post(S + "/s1/peers", {"new.peer": {}, "x y": {}}, note="add bad members"),
-        _post(S + "/s9/peers", {"new.peer": {}}, note="add bad members, new session"),
-        _put(S + "/s1/peers", {"new.peer": {}}, note="set bad members"),
-        _put(S + "/s1/peers/new.peer/config", {}, note="config of a bad peer"),
-        _put(W + "/peers/bad.name", {}, note="PUT on a bad new id"),
-        _put(W + "/peers/new.peer/card", {"peer_card": ["x"]}, note="card of a bad observer"),
-        _post(W + "/peers/new.peer/chat", {"query": "hi"}, note="chat as a bad peer"),
-        _post(
+        post(S + "/s1/messages/list", note="nothing was stored"),
+        post(S, {"id": "s2", "peers": {"b.b": {}, "a.a": {}}}, note="new session, bad map"),
+        post(S, {"id": "s1", "peers": {"b.b": {}}}, note="existing session, bad map"),
+        post(S + "/s1/peers", {"new.peer": {}, "x y": {}}, note="add bad members"),
+        post(S + "/s9/peers", {"new.peer": {}}, note="add bad members, new session"),
+        put(S + "/s1/peers", {"new.peer": {}}, note="set bad members"),
+        put(S + "/s1/peers/new.peer/config", {}, note="config of a bad peer"),
+        put(W + "/peers/bad.name", {}, note="PUT on a bad new id"),
+        put(W + "/peers/new.peer/card", {"peer_card": ["x"]}, note="card of a bad observer"),
+        post(W + "/peers/new.peer/chat", {"query": "hi"}, note="chat as a bad peer"),
+        post(
             W + "/conclusions",
             {"conclusions": [{"content": "x", "observer_id": "n.n", "observed_id": "alice"}]},
             note="conclusion by a bad observer",
         ),
-        _post(
+        post(
             S + "/up/messages/upload",
             files={"file": ("a.txt", "hello", "text/plain")},
             data={"peer_id": "u.u"},
             note="upload by a bad author",
         ),
-        _post(S + "/s1/peers", {"{600*a}": {}}, note="an over-long new member"),
-        _post(
-            S + "/s1/messages", _msgs(("a\x00b", "hi"), ("c.d", "hi")), note="a NUL in an author"
-        ),
-        _post(S, {"id": "s3", "peers": {"a\x00b": {}}}, note="a NUL in a member"),
-        _post(S + "/s1/messages", _msgs(("", "hi")), note="an empty author"),
-        _get(S + "/s1/peers", note="members unchanged"),
-        _post(
+        post(S + "/s1/peers", {"{600*a}": {}}, note="an over-long new member"),
+        post(S + "/s1/messages", _msgs(("a\x00b", "hi"), ("c.d", "hi")), note="a NUL in an author"),
+        post(S, {"id": "s3", "peers": {"a\x00b": {}}}, note="a NUL in a member"),
+        post(S + "/s1/messages", _msgs(("", "hi")), note="an empty author"),
+        get(S + "/s1/peers", note="members unchanged"),
+        post(
             "/v3/workspaces/{ws2}/sessions/s1/messages",
             _msgs(("new.peer", "hi")),
             note="a bad author in a new workspace",
         ),
-        _post("/v3/workspaces/{ws2}/peers/list", note="the workspace was not created"),
-        _post(
+        post("/v3/workspaces/{ws2}/peers/list", note="the workspace was not created"),
+        post(
             "/v3/workspaces/{ws2}/sessions",
             {"id": "s1"},
             note="yet a session cannot be created in it (last: it returns no id)",
@@ -202,16 +186,16 @@ PEER_NAMES = Script(
 
 
 def _context(note: str, **params: Any) -> Step:
-    return _get(S + "/s1/context", params={"summary": "false", **params}, note=note)
+    return get(S + "/s1/context", params={"summary": "false", **params}, note=note)
 
 
 CONTEXT_SESSIONS = Script(
     "context_sessions",
     [
-        _post(S, {"id": "s1", "peers": {"alice": {}, "bob": {}}}),
-        _post(S, {"id": "s2", "peers": {"alice": {}}}),
-        _post(S + "/s1/messages", _msgs(("alice", "hello from one"))),
-        _put(W + "/peers/alice/card", {"peer_card": ["likes tea"]}, note="a card"),
+        post(S, {"id": "s1", "peers": {"alice": {}, "bob": {}}}),
+        post(S, {"id": "s2", "peers": {"alice": {}}}),
+        post(S + "/s1/messages", _msgs(("alice", "hello from one"))),
+        put(W + "/peers/alice/card", {"peer_card": ["likes tea"]}, note="a card"),
         _context("whole representation and card", peer_target="alice"),
         _context("limit_to_session", peer_target="alice", limit_to_session="true"),
         _context("sessions: this one", peer_target="alice", sessions=["s1"]),
@@ -254,13 +238,13 @@ CONTEXT_SESSIONS = Script(
 
 
 def _recall(body: Any, note: str) -> Step:
-    return _post(W + "/peers/alice/representation", body, note=note)
+    return post(W + "/peers/alice/representation", body, note=note)
 
 
 RECALL_FILTERS = Script(
     "recall_filters",
     [
-        _post(S, {"id": "s1", "peers": {"alice": {}}}),
+        post(S, {"id": "s1", "peers": {"alice": {}}}),
         _recall({"filters": {"peer_id": "x", "a": 1}}, "keys besides session_id"),
         _recall({"filters": {}}, "no session_id key"),
         _recall({"filters": {"session_id": 5}}, "a number"),
@@ -285,40 +269,40 @@ CHAT = W + "/chat"
 WORKSPACE_CHAT = Script(
     "workspace_chat",
     [
-        _post(S, {"id": "s1", "peers": {"alice": {}}}),
-        _post(W + "/scopes", {"id": "team"}),
-        _post(CHAT, {}, note="query missing"),
-        _post(CHAT, {"query": ""}, note="query empty"),
-        _post(CHAT, {"query": "{10001*a}"}, note="query too long"),
-        _post(CHAT, {"query": 5}, note="query a number"),
-        _post(CHAT, {"query": "hi", "stream": "maybe"}, note="stream not a boolean"),
-        _post(CHAT, {"query": "hi", "reasoning_level": "huge"}, note="unknown level"),
-        _post(CHAT, {"query": "hi", "session_id": 5}, note="session_id a number"),
-        _post(CHAT, {"query": "hi", "response_format": "x"}, note="response_format a string"),
-        _post(
+        post(S, {"id": "s1", "peers": {"alice": {}}}),
+        post(W + "/scopes", {"id": "team"}),
+        post(CHAT, {}, note="query missing"),
+        post(CHAT, {"query": ""}, note="query empty"),
+        post(CHAT, {"query": "{10001*a}"}, note="query too long"),
+        post(CHAT, {"query": 5}, note="query a number"),
+        post(CHAT, {"query": "hi", "stream": "maybe"}, note="stream not a boolean"),
+        post(CHAT, {"query": "hi", "reasoning_level": "huge"}, note="unknown level"),
+        post(CHAT, {"query": "hi", "session_id": 5}, note="session_id a number"),
+        post(CHAT, {"query": "hi", "response_format": "x"}, note="response_format a string"),
+        post(
             CHAT,
             {"query": "hi", "response_format": {"type": "array", "items": {"type": "string"}}},
             note="response_format with an array root",
         ),
-        _post(CHAT, {"query": "hi", "session_id": "nothere"}, note="unknown session"),
-        _post("/v3/workspaces/{ws2}/chat", {"query": "hi"}, note="unknown workspace"),
-        _post(
+        post(CHAT, {"query": "hi", "session_id": "nothere"}, note="unknown session"),
+        post("/v3/workspaces/{ws2}/chat", {"query": "hi"}, note="unknown workspace"),
+        post(
             "/v3/workspaces/{ws2}/chat",
             {"query": "hi", "session_id": "s1"},
             note="unknown workspace and session",
         ),
-        _post(CHAT, {"query": "hi", "scope": "team", "session_id": "s1"}, note="scope, session"),
-        _post(CHAT, {"query": "hi", "scope": "nothere"}, note="a missing scope"),
-        _post(CHAT, {"query": "hi", "scope": ["team", "nothere"]}, note="one scope missing"),
-        _post(CHAT, {"query": "hi", "scope": "scope.team"}, note="a prefixed scope name"),
-        _post(CHAT, {"query": "hi", "scope": []}, note="no scopes"),
-        _post(CHAT, {"query": "hi", "scope": 5}, note="a number for a scope"),
-        _post(
+        post(CHAT, {"query": "hi", "scope": "team", "session_id": "s1"}, note="scope, session"),
+        post(CHAT, {"query": "hi", "scope": "nothere"}, note="a missing scope"),
+        post(CHAT, {"query": "hi", "scope": ["team", "nothere"]}, note="one scope missing"),
+        post(CHAT, {"query": "hi", "scope": "scope.team"}, note="a prefixed scope name"),
+        post(CHAT, {"query": "hi", "scope": []}, note="no scopes"),
+        post(CHAT, {"query": "hi", "scope": 5}, note="a number for a scope"),
+        post(
             CHAT,
             {"query": "hi", "scope": "team", "response_format": {"type": "array"}},
             note="a known scope passes; then the response_format root",
         ),
-        _post(CHAT, "not an object", note="a string body"),
+        post(CHAT, "not an object", note="a string body"),
         Step("GET", CHAT, note="GET"),
     ],
     "Workspace chat's refusals (its answers need an LLM on a real server).",

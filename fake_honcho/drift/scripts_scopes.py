@@ -12,30 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_honcho.drift.exchange import Script, Step
+from fake_honcho.drift.exchange import Script
+from fake_honcho.drift.steps import S, W, delete, get, post, put
 from fake_honcho.versions import Feature
 
 __all__ = ["SCOPE_SCRIPTS"]
 
-W = "/v3/workspaces/{ws}"
-S = W + "/sessions"
 SC = W + "/scopes"
-
-
-def get(path: str, **kw: Any) -> Step:
-    return Step("GET", path, **kw)
-
-
-def post(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("POST", path, json=json, **kw)
-
-
-def put(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("PUT", path, json=json, **kw)
-
-
-def delete(path: str, json: Any = None, **kw: Any) -> Step:
-    return Step("DELETE", path, json=json, **kw)
 
 
 def _msg(peer: str, text: str) -> dict[str, Any]:
