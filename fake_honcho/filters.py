@@ -229,30 +229,25 @@ def _compile(filters: Any, model: Model, depth: int, dialect: Dialect) -> Predic
 
 def _all(parts: list[Predicate]) -> Predicate:
     """SQL's ``AND``: false if any is false, else unknown if any is unknown."""
-
-    def predicate(row: Row) -> bool | None:
-        unknown = False
-        for part in parts:
-            value = part(row)
-            if value is False:
-                return False
-            unknown = unknown or value is None
-        return None if unknown else True
-
-    return predicate
+    return _three_valued(parts, decisive=False)
 
 
 def _any(parts: list[Predicate]) -> Predicate:
     """SQL's ``OR``: true if any is true, else unknown if any is unknown."""
+    return _three_valued(parts, decisive=True)
+
+
+def _three_valued(parts: list[Predicate], *, decisive: bool) -> Predicate:
+    """``decisive`` if any part is, else unknown (None) if any part is, else ``not decisive``."""
 
     def predicate(row: Row) -> bool | None:
         unknown = False
         for part in parts:
             value = part(row)
-            if value is True:
-                return True
+            if value is decisive:
+                return decisive
             unknown = unknown or value is None
-        return None if unknown else False
+        return None if unknown else not decisive
 
     return predicate
 
