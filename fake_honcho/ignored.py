@@ -30,11 +30,11 @@ from starlette.responses import Response
 
 from fake_honcho.errors import RequestValidationError, validation_item
 from fake_honcho.journal import IGNORED_SCOPE_KEY, JSON_SCOPE_KEY
+from fake_honcho.schemas import BASE_URI, SchemaSet, schemas_for
 from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
-    from fake_honcho.schemas import SchemaSet
 
 __all__ = [
     "IGNORED_SCOPE_KEY",
@@ -115,8 +115,6 @@ def later_fields(version: HonchoVersion, schema: str, successor: str | None = No
     key = (version.name, schema, successor)
     found = _TREES.get(key)
     if found is None:
-        from fake_honcho.schemas import schemas_for
-
         own = schemas_for(version.schema_layers)
         tree: Tree = {}
         for later in _later_than(version):
@@ -138,27 +136,8 @@ def _ref(name: str) -> dict[str, Any]:
     return {"$ref": name + ".json"}
 
 
-def _node(schemas: SchemaSet, node: Any) -> Any:
-    """``node`` with its ``$ref`` s followed and ``X | None`` read as ``X``."""
-    from fake_honcho.schemas import BASE_URI
-
-    base = BASE_URI
-    for _ in range(32):
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            base, node = schemas._resolve(base, node["$ref"])
-            continue
-        branches = [b for b in node.get("anyOf", ()) if b != {"type": "null"}]
-        if "anyOf" in node and len(branches) == 1:
-            node = branches[0]
-            continue
-        return node
-    return node
-
-
 def _merge(tree: Tree, own: SchemaSet, theirs: SchemaSet, mine: Any, later: Any, name: str) -> None:
-    mine, later = _node(own, mine), _node(theirs, later)
+    mine, later = own.unwrap(BASE_URI, mine)[1], theirs.unwrap(BASE_URI, later)[1]
     if not isinstance(mine, dict) or not isinstance(later, dict):
         return
     properties = mine.get("properties", {})

@@ -130,7 +130,7 @@ class SchemaSet:
     def _is_model(self, name: str, loc: Loc) -> bool:
         """Whether the value at ``loc`` inside a ``name`` body is an object with properties."""
         base, node = self._resolve(BASE_URI, name + ".json")
-        base, node = self._unwrap(base, node)
+        base, node = self.unwrap(base, node)
         for part in loc:
             if not isinstance(node, dict):
                 return False
@@ -140,11 +140,12 @@ class SchemaSet:
                 properties = node.get("properties", {})
                 key = next((k for k in properties if part in field_names(node, k)), None)
                 node = properties[key] if key else node.get("additionalProperties", True)
-            base, node = self._unwrap(base, node)
+            base, node = self.unwrap(base, node)
         return isinstance(node, dict) and "properties" in node
 
-    def _unwrap(self, base: str, node: Any) -> tuple[str, Any]:
-        """Follow ``$ref`` s and take the non-null branch of ``X | None``."""
+    def unwrap(self, base: str, node: Any) -> tuple[str, Any]:
+        """Follow ``$ref`` s (relative to ``base``) and take the non-null branch of
+        ``X | None``; returns the node and the URI it sits in."""
         while isinstance(node, dict) and ("$ref" in node or "anyOf" in node):
             if "$ref" in node:
                 base, node = self._resolve(base, node["$ref"])
