@@ -15,18 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fake_honcho.errors import HonchoError, invalid
 from fake_honcho.grouping import session_members
 from fake_honcho.ids import isoformat
-from fake_honcho.request_models import SCOPE_PREFIX
+from fake_honcho.request_models import RESOURCE_NAME, SCOPE_PREFIX
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
 
-RESOURCE_NAME_PATTERN = "^[a-zA-Z0-9_-]+$"
+RESOURCE_NAME_PATTERN = RESOURCE_NAME.pattern
 SCOPE_KIND = "scope"
 MAX_NAME_LENGTH = 512
 SESSION_OBSERVERS_LIMIT = 10
-_NAME = re.compile(RESOURCE_NAME_PATTERN)
 # pydantic's error text links its docs by version; the server pins pydantic 2.13 (uv.lock).
 _DOCS_VERSION = re.compile(r"errors\.pydantic\.dev/[0-9.]+/")
 SERVER_PYDANTIC_DOCS = "errors.pydantic.dev/2.13/"
@@ -54,7 +53,7 @@ def check_name(name: str, field: str = "id") -> None:
             name,
             {"max_length": MAX_NAME_LENGTH},
         )
-    if not _NAME.match(name):
+    if not RESOURCE_NAME.match(name):
         raise invalid(
             "string_pattern_mismatch",
             (field,),
@@ -144,7 +143,7 @@ def check_new_peer_names(fake: FakeHoncho, ws: str, names: list[str]) -> None:
     new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
     reject_impossible_peer_names(new)
     reject_reserved_new(fake, ws, new)
-    bad = [name for name in new if not _NAME.fullmatch(name)]
+    bad = [name for name in new if not RESOURCE_NAME.fullmatch(name)]
     if bad:
         raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
 

@@ -6,7 +6,6 @@ or LLM, from what the toy deriver stored.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -55,6 +54,7 @@ from fake_honcho.ids import isoformat
 from fake_honcho.ignored import reads_query
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.request_models import RESOURCE_NAME
 from fake_honcho.resources import (
     RESOURCE_NAME_PATTERN,
     ensure_peers,
@@ -70,7 +70,6 @@ if TYPE_CHECKING:
 W = "/v3/workspaces/{workspace_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
 _RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
-_SESSION_ID = re.compile(RESOURCE_NAME_PATTERN)
 
 
 # -- queue and dreams -----------------------------------------------------------------
@@ -143,7 +142,8 @@ async def create_conclusions(request: Request) -> Response:
                 )
             )
             created.append(row)
-    shown = [_shown(request)(row) for row in created]
+    show = _shown(request)
+    shown = [show(row) for row in created]
     return respond(request, shown, status=201, schema="Conclusion", many=True)
 
 
@@ -184,7 +184,8 @@ async def query_conclusions(request: Request) -> Response:
         scored = [(points, row) for points, row in scored if 1 - points <= distance]
     scored.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
     scored.sort(key=lambda pair: pair[0], reverse=True)
-    top = [_shown(request)(row) for _, row in scored[: body.get("top_k", 10)]]
+    show = _shown(request)
+    top = [show(row) for _, row in scored[: body.get("top_k", 10)]]
     return respond(request, top, schema="Conclusion", many=True)
 
 
@@ -537,7 +538,7 @@ def session_allowlist(
     for entry in entries:
         if not isinstance(entry, str) or not entry:
             raise HonchoError(422, f"{field} entries must be non-empty strings")
-        if checks_ids and not _SESSION_ID.fullmatch(entry):
+        if checks_ids and not RESOURCE_NAME.fullmatch(entry):
             raise HonchoError(
                 422,
                 f"Invalid session id in {field}: {entry!r}. Session ids match "
