@@ -286,8 +286,6 @@ async def get_peer_config(request: Request) -> Response:
         if fake.version.speaks(Feature.SCOPES):
             get_peer(fake, ws, pid)  # 3.1 reads the peer first, to refuse a scope's config
         scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
-        if fake.version.speaks(Feature.SCOPES):  # 3.1 looks the peer up first (scope check)
-            get_peer(fake, ws, pid)
         member = fake.store.get("session_peers", (ws, sid, pid))
         if member is None:
             raise HonchoError(
