@@ -16,7 +16,6 @@ from starlette.requests import Request
 
 from fake_honcho import scopes
 from fake_honcho.errors import HonchoError
-from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.fake import FakeHoncho
@@ -94,11 +93,10 @@ def context_scope(
     """Session context's ``scope``: the scope peer to read the target from, or None.
 
     Checked as the server checks it, after ``peer_perspective`` needs ``peer_target`` and
-    before anything about ``sessions`` but their clash with ``scope``.
+    before anything about ``sessions`` but their clash with ``scope``. Only versions with
+    ``Feature.CONTEXT_SESSIONS`` call it: 3.0.12 drops the parameter unread.
     """
-    # 3.0.12 drops the parameter unread, as every field it does not know
-    speaks = fake.version.speaks(Feature.CONTEXT_SESSIONS)
-    scope = request.query_params.get("scope") if speaks else None
+    scope = request.query_params.get("scope")
     with fake.store.lock:
         if peer_target is not None:
             scopes.reject_scope_observed(
