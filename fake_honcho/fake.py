@@ -29,11 +29,14 @@ from starlette.types import ASGIApp
 from fake_honcho import tokens
 from fake_honcho.auth import AuthMiddleware, Keyring
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
+from fake_honcho.embedding import Embedder, VectorFunction
+from fake_honcho.embedding import resolve as resolve_embedder
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
 from fake_honcho.ids import IdFactory, utc_now
 from fake_honcho.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.journal import Journal, JournalMiddleware
 from fake_honcho.persistence import StateFile
+from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings
 from fake_honcho.server import serve_in_thread
 from fake_honcho.state import Store
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
@@ -62,6 +65,12 @@ class FakeHoncho:
     later version reads, such as ``scope`` before 3.1) gets: ``"warn"`` (once per route
     and field), ``"error"`` (a 422) or ``"allow"``; each is journaled either way
     (``fake_honcho.ignored``).
+    ``embed_messages`` is Honcho's ``EMBED_MESSAGES`` (on by default, as there): message
+    search is then hybrid, full text fused with the messages nearest by ``embedder``
+    (default: :class:`fake_honcho.embedding.HashedEmbedder`, the stand-in LLM's too; or
+    a function from a text to its vector); ``embedding_mode`` ``"held"`` keeps new
+    messages out of the semantic leg until ``fake.embeddings.release()``
+    (``fake_honcho.search.semantic``).
     """
 
     def __init__(
@@ -78,6 +87,9 @@ class FakeHoncho:
         state_file: str | os.PathLike[str] | None = None,
         journal_limit: int | None = None,
         ignored_fields: IgnoredFieldsMode = "warn",
+        embed_messages: bool = True,
+        embedder: Embedder | VectorFunction | str | None = None,
+        embedding_mode: EmbeddingMode = "immediate",
     ) -> None:
         from fake_honcho.app import build_app
         from fake_honcho.schemas import schemas_for
@@ -100,6 +112,10 @@ class FakeHoncho:
         self.faults = Faults()
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
         self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
+        self.embedder: Embedder = resolve_embedder(embedder)
+        self.embeddings: MessageEmbeddings | None = (
+            MessageEmbeddings(self.store, self.embedder, embedding_mode) if embed_messages else None
+        )
         self.core_app: Starlette = build_app(self)
         tokens.load()
         self.app: ASGIApp = self._stack(self.core_app)
@@ -194,7 +210,8 @@ class FakeHoncho:
 
     def __repr__(self) -> str:
         auth = "on" if self.keyring is not None else "off"
+        embed = "on" if self.embeddings is not None else "off"
         return (
-            f"<FakeHoncho version={self.version.name} auth={auth} "
+            f"<FakeHoncho version={self.version.name} auth={auth} embed_messages={embed} "
             f"deriver={self.deriver.mode!r} requests={len(self.requests)}>"
         )

@@ -201,6 +201,8 @@ async def clone(request: Request) -> Response:
                 "created_at": stamp,
                 "_seq": index.next_seq(),
             }
+            if fake.embeddings is not None:  # the server inserts clones without embeddings
+                fake.embeddings.without_embeddings((mid,))
             fake.store.put("messages", mid, copy)
         for member in session_members(fake.store, ws, sid, active=False):
             fake.store.put(

@@ -212,12 +212,16 @@ class SearchIndex:
         limit: int,
         session_id: str | None = None,
         peer_id: str | None = None,
+        keep: int | None = None,
     ) -> list[Row]:
         """Up to ``limit`` messages of the workspace for ``query``, as Honcho returns them.
 
         ``session_id`` and ``peer_id`` scope the search before any row is read;
         ``where`` (the other filters) is tested on the rows that match the text.
+        The server's query has ``LIMIT 2 * limit`` and the route answers the first
+        ``limit`` of them; ``keep`` keeps more (hybrid search fuses all ``2 * limit``).
         """
+        taken = limit if keep is None else keep
         with self.store.lock:
             self._catch_up()
             index = self.workspaces.get(workspace_id)
@@ -240,11 +244,11 @@ class SearchIndex:
             if where is None:  # rows are read only for the answer
                 live = list(filter(messages.ids.__getitem__, order))  # None once deleted
                 keys = self._keys(index, query, live)
-                best = [live[at] for at in first(keys, 2 * limit, limit)]
+                best = [live[at] for at in first(keys, 2 * limit, taken)]
                 return [row for _, row in self._rows(best, None)]
             rows = self._rows(order, where)
             keys = self._keys(index, query, [seq for seq, _ in rows])
-            return [rows[at][1] for at in first(keys, 2 * limit, limit)]
+            return [rows[at][1] for at in first(keys, 2 * limit, taken)]
 
     def _rows(self, seqs: Iterable[int], where: Predicate | None) -> list[tuple[int, Row]]:
         ids, get = self.messages.ids, self.store.get

@@ -44,7 +44,7 @@ def build_app(standin: StandIn) -> Starlette:
         if body.get("input") in (None, "", []):
             return _error("'input' is required and must not be empty")
         standin.log(request.url.path, body, "embedding")
-        return JSONResponse(wire.embedding_list(body))
+        return JSONResponse(wire.embedding_list(body, standin.embedder))
 
     async def models(request: Request) -> Response:
         return JSONResponse(

@@ -36,15 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-file", metavar="PATH", help="append every request and reply as a JSON line"
     )
     parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    parser.add_argument(
+        "--embedder",
+        metavar="MODULE:CALLABLE",
+        help="vectors from this function of a text (default: the fake's own hashed "
+        "embedder, so a real Honcho ranks exactly as the fake does)",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        standin = StandIn(log_file=args.log_file)
+        standin = StandIn(log_file=args.log_file, embedder=args.embedder)
     except OSError as problem:
         return _error(f"cannot open {args.log_file}: {problem}")
+    except (ImportError, AttributeError, ValueError, TypeError) as problem:
+        return _error(f"--embedder {args.embedder}: {problem}")
     try:
         sock = bind(args.host, args.port)
     except OSError as problem:

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from fake_honcho.embedding import Embedder, VectorFunction
+from fake_honcho.embedding import resolve as resolve_embedder
 from fake_honcho.server import serve_in_thread
 from fake_honcho.standin.replies import ToolCall
 
@@ -21,12 +23,20 @@ class StandIn:
 
     ``requests`` lists what it was asked, oldest first: ``{n, path, task, body, reply}``
     (``reply``: the text or tool calls it answered). ``log_file`` also appends each entry
-    as one JSON line.
+    as one JSON line. ``embedder`` (default: :class:`fake_honcho.embedding.HashedEmbedder`,
+    the fake's own) gives the vectors ``/v1/embeddings`` answers.
     """
 
-    def __init__(self, *, log_file: str | Path | None = None, log_limit: int = LOG_LIMIT) -> None:
+    def __init__(
+        self,
+        *,
+        log_file: str | Path | None = None,
+        log_limit: int = LOG_LIMIT,
+        embedder: Embedder | VectorFunction | str | None = None,
+    ) -> None:
         from fake_honcho.standin.app import build_app
 
+        self.embedder = resolve_embedder(embedder)
         self._lock = threading.Lock()
         self._entries: deque[dict[str, Any]] = deque(maxlen=log_limit)
         self._count = 0

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from fake_honcho.standin import embeddings
+from fake_honcho.embedding import DIMENSIONS, Embedder, encode_base64
 from fake_honcho.standin.replies import Reply
 from fake_honcho.tokens import token_count
 
@@ -72,17 +72,17 @@ def chunks(body: dict[str, Any], reply: Reply, number: int) -> Iterator[bytes]:
     yield b"data: [DONE]\n\n"
 
 
-def embedding_list(body: dict[str, Any]) -> dict[str, Any]:
+def embedding_list(body: dict[str, Any], embedder: Embedder) -> dict[str, Any]:
     """The ``/embeddings`` answer: one vector per input, floats or base64."""
     raw = body.get("input")
     inputs = raw if isinstance(raw, list) and not _is_tokens(raw) else [raw]
     texts = [_as_text(item) for item in inputs]
-    size = int(body.get("dimensions") or embeddings.DIMENSIONS)
+    size = int(body.get("dimensions") or DIMENSIONS)
     as_base64 = body.get("encoding_format") == "base64"
     data = []
     for index, text in enumerate(texts):
-        vector = embeddings.embed(text, size)
-        encoded: Any = embeddings.encode_base64(vector) if as_base64 else vector
+        vector = embedder.vector(text, size)
+        encoded: Any = encode_base64(vector) if as_base64 else vector
         data.append({"object": "embedding", "index": index, "embedding": encoded})
     used = sum(token_count(text) for text in texts)
     return {

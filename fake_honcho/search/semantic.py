@@ -1,0 +1,201 @@
+"""Message embeddings and the semantic leg of Honcho's hybrid search (``EMBED_MESSAGES``).
+
+What the server does (``src/crud/message.py``, ``src/reconciler/embed_now.py`` and
+``src/utils/search.py`` at v3.0.12; 3.1 the same):
+
+* a message with non-blank content gets one embedding row per chunk: content over
+  8,192 ``cl100k_base`` tokens is cut into windows of 8,192 tokens, each starting
+  6,554 tokens after the last (20% overlap); the vectors are written after the
+  answer, by a background task. A cloned session's messages get none.
+* the semantic list is ``ORDER BY cosine_distance LIMIT 2 * n`` over those rows (the
+  route's scope and the body's filters applied, ``peer_perspective`` not), de-duplicated
+  by message and cut to ``n``; ``n`` is ``2 * limit``, ``4 * limit`` under
+  ``peer_perspective``, which then keeps the messages the peer saw.
+* the answer fuses it with the full-text list (``2 * limit`` rows) by reciprocal rank
+  (:func:`reciprocal_rank_fusion`).
+
+:class:`MessageEmbeddings` keeps the fake's vectors (a store listener), embedding new
+messages at the next search (``"immediate"``) or only once released (``"held"``), so a
+client can test a search right after a write both ways.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from heapq import nsmallest
+from typing import Any, Literal, TypeVar
+
+from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
+from fake_honcho.state import Key, Row, Store
+
+EmbeddingMode = Literal["immediate", "held"]
+EMBEDDING_MODES: tuple[EmbeddingMode, ...] = ("immediate", "held")
+
+RRF_K = 60
+_OVERLAP = 0.2
+
+T = TypeVar("T", bound=Hashable)
+
+
+@cache
+def _encoding() -> Any:
+    import quicktok
+
+    return quicktok.get_encoding(ENCODING)
+
+
+def query_refusal(query: str) -> str | None:
+    """The 422 detail for a query the embedding client refuses (over the token limit,
+    or spelling a special token, which tiktoken's ``encode`` refuses), else None."""
+    encoding = _encoding()
+    if "<|" in query and any(token in query for token in encoding.special_tokens_set):
+        return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
+    if len(query) > MAX_INPUT_TOKENS and _count(query) > MAX_INPUT_TOKENS:
+        return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
+    return None
+
+
+def _count(text: str) -> int:
+    return int(_encoding().count(text.encode("utf-8", "surrogatepass")))
+
+
+def chunks(content: str) -> list[str]:
+    """``embedding_client.prepare_chunks``: the texts embedded for one message."""
+    if len(content) <= MAX_INPUT_TOKENS or _count(content) <= MAX_INPUT_TOKENS:
+        return [content]
+    encoding = _encoding()
+    ids = encoding.encode_ordinary(content)
+    step = MAX_INPUT_TOKENS - int(MAX_INPUT_TOKENS * _OVERLAP)
+    return [
+        encoding.decode(ids[start : start + MAX_INPUT_TOKENS]) for start in range(0, len(ids), step)
+    ]
+
+
+def reciprocal_rank_fusion(*ranked: Sequence[T], limit: int, k: int = RRF_K) -> list[T]:
+    """Honcho's ``reciprocal_rank_fusion``: summed ``1 / (k + rank)``, highest first;
+    equal scores keep the order items were first seen (the semantic list's first)."""
+    scores: dict[T, float] = {}
+    for items in ranked:
+        for rank, item in enumerate(items, 1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(scores, key=scores.__getitem__, reverse=True)[:limit]
+
+
+@dataclass(slots=True)
+class _Embedded:
+    """One message's embedding rows."""
+
+    session_id: str
+    peer_id: str | None
+    codes: list[object]
+
+
+@dataclass
+class _Workspace:
+    messages: dict[str, _Embedded] = field(default_factory=dict)  # by id, in embedding order
+
+
+class MessageEmbeddings:
+    """The fake's message embedding rows, kept from the store's messages.
+
+    ``mode`` ``"immediate"``: a message is embedded before the next search reads the
+    embeddings (the server's background task, finished). ``"held"``: messages wait
+    (:attr:`pending`) until :meth:`release`, as when the task has not run yet.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder, mode: EmbeddingMode = "immediate") -> None:
+        if mode not in EMBEDDING_MODES:
+            raise ValueError(f"embedding mode must be one of {', '.join(EMBEDDING_MODES)}")
+        self.store = store
+        self.embedder = embedder
+        self.mode: EmbeddingMode = mode
+        self._workspaces: dict[str, _Workspace] = {}
+        self._pending: dict[str, Row] = {}
+        self._unembedded: set[str] = set()  # ids stored without embeddings (clones)
+        with store.lock:
+            for row in store.rows("messages"):
+                self._pending[row["id"]] = row
+            store.subscribe(self._on_change, collections=("messages",))
+
+    @property
+    def pending(self) -> int:
+        """Messages stored whose embeddings are not written yet."""
+        return len(self._pending)
+
+    def without_embeddings(self, ids: Iterable[str]) -> None:
+        """Store the next messages of these ids with no embedding (a session's clone)."""
+        self._unembedded.update(ids)
+
+    def release(self) -> int:
+        """Write the embeddings of every pending message; how many messages that was."""
+        with self.store.lock:
+            pending, self._pending = self._pending, {}
+            for row in pending.values():
+                self._embed(row)
+            return len(pending)
+
+    def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
+        if old is None and new is not None:
+            mid = new["id"]
+            if mid in self._unembedded:
+                self._unembedded.discard(mid)
+            elif new["content"].strip():
+                self._pending[mid] = new
+        elif old is not None and new is None:
+            mid = old["id"]
+            self._pending.pop(mid, None)
+            space = self._workspaces.get(old["workspace_id"])
+            if space is not None:
+                space.messages.pop(mid, None)
+
+    def _embed(self, row: Row) -> None:
+        space = self._workspaces.get(row["workspace_id"])
+        if space is None:
+            space = self._workspaces[row["workspace_id"]] = _Workspace()
+        codes = [self.embedder.encode(text) for text in chunks(row["content"])]
+        space.messages[row["id"]] = _Embedded(row["session_id"], row.get("peer_id"), codes)
+
+    def nearest(
+        self,
+        workspace_id: str,
+        query: str,
+        *,
+        limit: int,
+        session_id: str | None = None,
+        peer_id: str | None = None,
+        where: Callable[[Row], bool] | None = None,
+    ) -> list[Row]:
+        """The semantic list: up to ``limit`` messages, nearest first (see the module)."""
+        with self.store.lock:
+            if self.mode == "immediate" and self._pending:
+                self.release()
+            space = self._workspaces.get(workspace_id)
+            if space is None or limit <= 0:
+                return []
+            target = self.embedder.encode(query)
+            distance = self.embedder.distance
+            get = self.store.get
+            scored: list[tuple[float, int, str]] = []
+            position = 0
+            for mid, embedded in space.messages.items():
+                if (session_id is not None and embedded.session_id != session_id) or (
+                    peer_id is not None and embedded.peer_id != peer_id
+                ):
+                    continue
+                if where is not None:
+                    row = get("messages", mid)
+                    if row is None or not where(row):
+                        continue
+                for code in embedded.codes:
+                    near = distance(target, code)
+                    # NaN (a zero vector) sorts after every distance, as in PostgreSQL.
+                    scored.append((near if near == near else math.inf, position, mid))
+                    position += 1
+            seen: dict[str, None] = {}
+            for _, _, mid in nsmallest(2 * limit, scored):
+                seen.setdefault(mid)
+            found = (get("messages", mid) for mid in list(seen)[:limit])
+            return [row for row in found if row is not None]
