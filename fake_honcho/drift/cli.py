@@ -26,7 +26,7 @@ import httpx
 
 from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.exchange import run_script, workspace_names
-from fake_honcho.drift.probe import probe_server
+from fake_honcho.drift.probe import probe_embeds, probe_server
 from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
 from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
 from fake_honcho.versions import VERSIONS, HonchoVersion, version_argument
@@ -101,16 +101,18 @@ def _report(
     version: HonchoVersion | None = args.honcho_version
     if version is None:
         served = probe_server(client)
-        version = served.version
+        version, embeds = served.version, served.embeds
         print(f"probed {shown}: serves {served.describe()}", file=out)
+    else:
+        embeds = probe_embeds(client)
     chosen = [script_named(name) for name in args.script] if args.script else EVERY_SCRIPT
     scripts = [script for script in chosen if script.runs_on(version)]
     undeclared = declared = exchanges = 0
     for script in scripts:
         real = run_script(client, script, workspace_names(prefix))
         if args.record is not None:
-            write_recording(args.record, Recording(script, real, shown, version.name))
-        found = differences(script, real, run_on_fake(script, version), version)
+            write_recording(args.record, Recording(script, real, shown, version.name, embeds))
+        found = differences(script, real, run_on_fake(script, version, embeds), version)
         exchanges += len(script.steps)
         mine = [d for d in found if not d.declared]
         undeclared += len(mine)
@@ -123,7 +125,8 @@ def _report(
         for difference in found:
             print(difference.render(), file=out)
     print(
-        f"{exchanges} exchanges against {shown} (fake speaking {version}): "
+        f"{exchanges} exchanges against {shown} (fake speaking {version}, "
+        f"embeddings {'on' if embeds else 'off'}): "
         f"{undeclared} differ, {declared} declared",
         file=out,
     )

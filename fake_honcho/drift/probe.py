@@ -15,6 +15,9 @@ beside a deliberately invalid field every version checks. A server that reads th
 names it in its 422; one that drops it names only the other field (or, for a query
 parameter, answers as if it were absent).
 
+Whether the server embeds messages (Honcho's ``EMBED_MESSAGES``) is probed too
+(:func:`probe_embeds`): its search is hybrid then.
+
 ``fake-honcho compare`` picks the fake's version with :func:`probe_server`; the contract
 plugin probes its ``--honcho-url`` target with it once per run.
 """
@@ -39,6 +42,7 @@ __all__ = [
     "field_ignored",
     "nearest_version",
     "probe_features",
+    "probe_embeds",
     "probe_ignored_fields",
     "probe_server",
     "served_by_version",
@@ -67,6 +71,8 @@ class Served:
     version: HonchoVersion
     ignored: tuple[IgnoredField, ...] = ()
     probed: bool = True
+    embeds: bool = True
+    """Whether the server embeds messages (``EMBED_MESSAGES``): its search is hybrid."""
 
     @property
     def extra(self) -> frozenset[Feature]:
@@ -77,7 +83,8 @@ class Served:
         """``Honcho 3.1 (scopes, workspace-chat, ...)``, plus what it serves beyond that."""
         found = ", ".join(sorted(self.features)) or "no feature after 3.0.12"
         extra = f"; beyond {self.version}: {', '.join(sorted(self.extra))}" if self.extra else ""
-        return f"Honcho {self.version} ({found}{extra})"
+        embeds = "embeddings on" if self.embeds else "embeddings off"
+        return f"Honcho {self.version} ({found}{extra}), {embeds}"
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict (xdist ships it to every worker)."""
@@ -86,6 +93,7 @@ class Served:
             "version": self.version.name,
             "ignored": [[f.route, f.field, f.consequence] for f in self.ignored],
             "probed": self.probed,
+            "embeds": self.embeds,
         }
 
     @classmethod
@@ -95,12 +103,13 @@ class Served:
             version=VERSIONS[data["version"]],
             ignored=tuple(IgnoredField(*entry) for entry in data["ignored"]),
             probed=bool(data["probed"]),
+            embeds=bool(data.get("embeds", True)),
         )
 
 
-def served_by_version(version: HonchoVersion) -> Served:
+def served_by_version(version: HonchoVersion, embeds: bool = True) -> Served:
     """What a fake speaking ``version`` serves (known, not probed)."""
-    return Served(features=version.features, version=version, probed=False)
+    return Served(features=version.features, version=version, probed=False, embeds=embeds)
 
 
 def nearest_version(features: frozenset[Feature]) -> HonchoVersion:
@@ -294,10 +303,24 @@ def probe_ignored_fields(client: httpx.Client) -> tuple[IgnoredField, ...]:
     )
 
 
+def probe_embeds(client: httpx.Client) -> bool:
+    """Whether the server embeds messages: a search query spelling a special token is
+    refused by the embedding client's tokenizer (a 422), while full text alone answers
+    it (read-only: a workspace that does not exist)."""
+    body = {"query": "<|endoftext|>", "limit": 1}
+    answer = client.post(f"/v3/workspaces/{_fresh_workspace()}/search", json=body)
+    return answer.status_code == 422 and "token limit" in answer.text
+
+
 def probe_server(client: httpx.Client) -> Served:
     """Everything the probes find out about the server behind ``client``."""
     features = probe_features(client)
-    return Served(features, nearest_version(features), probe_ignored_fields(client))
+    return Served(
+        features,
+        nearest_version(features),
+        probe_ignored_fields(client),
+        embeds=probe_embeds(client),
+    )
 
 
 def _fresh_workspace() -> str:

@@ -2,8 +2,9 @@
 
 A recording is one JSON file per script (``<name>.json``) holding every step as
 sent (templates, not run-specific ids), the normalised answer a server gave and the
-Honcho version it is replayed at; a directory of recordings per version
-(``exchanges/3.0.12/``, ``exchanges/3.1/``) is read by :func:`recordings_by_version`.
+Honcho version and configuration it is replayed at; a directory of recordings per
+version and configuration (``exchanges/3.0.12/``, ``exchanges/3.1/`` with embeddings off,
+``exchanges/3.1+embed/`` with them on) is read by :func:`recordings_by_version`.
 The replay test sends the recorded steps to a fresh fake and compares; the
 ``fake-honcho compare`` drift report does the same live against any server.
 """
@@ -25,8 +26,10 @@ from fake_honcho.versions import HonchoVersion, resolve_version
 __all__ = [
     "Difference",
     "Recording",
+    "configuration_name",
     "differences",
     "load_recordings",
+    "parse_configuration",
     "recordings_by_version",
     "run_on_fake",
     "write_recording",
@@ -43,6 +46,13 @@ class Recording:
     results: Sequence[Result]
     server: str
     version: str
+    embed_messages: bool = False
+    """The server's ``EMBED_MESSAGES`` (recordings before it was recorded: off)."""
+
+    @property
+    def configuration(self) -> str:
+        """The directory it sits in: the version, ``+embed`` with embeddings on."""
+        return configuration_name(self.version, self.embed_messages)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -50,6 +60,7 @@ class Recording:
             "doc": self.script.doc,
             "server": self.server,
             "honcho_version": self.version,
+            **({"embed_messages": True} if self.embed_messages else {}),
             "exchanges": [
                 {**step.as_json(), "response": result.as_json()}
                 for step, result in zip(self.script.steps, self.results, strict=True)
@@ -61,7 +72,27 @@ class Recording:
         exchanges = data["exchanges"]
         script = Script(data["script"], [Step.from_json(x) for x in exchanges], data.get("doc", ""))
         results = [Result.from_json(x["response"]) for x in exchanges]
-        return cls(script, results, data["server"], data["honcho_version"])
+        return cls(
+            script,
+            results,
+            data["server"],
+            data["honcho_version"],
+            bool(data.get("embed_messages", False)),
+        )
+
+
+EMBED_SUFFIX = "+embed"
+
+
+def configuration_name(version: str, embed_messages: bool) -> str:
+    """``3.1`` (embeddings off) or ``3.1+embed``: a recordings directory's name."""
+    return version + (EMBED_SUFFIX if embed_messages else "")
+
+
+def parse_configuration(name: str) -> tuple[HonchoVersion, bool]:
+    """The version and ``EMBED_MESSAGES`` a recordings directory's name says."""
+    embed = name.endswith(EMBED_SUFFIX)
+    return resolve_version(name.removesuffix(EMBED_SUFFIX)), embed
 
 
 @dataclass(frozen=True)
@@ -108,14 +139,18 @@ def declared_at(step: Step, version: HonchoVersion) -> str | None:
     return step.divergence if divergence(step.divergence).applies_to(version) else None
 
 
-def run_on_fake(script: Script, version: str | HonchoVersion | None = None) -> list[Result]:
+def run_on_fake(
+    script: Script, version: str | HonchoVersion | None = None, embed_messages: bool = False
+) -> list[Result]:
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
-    match its schemas)."""
+    match its schemas), embedding messages or not."""
     from fake_honcho import FakeHoncho
 
     with (
         # scripts send fields an older version drops on purpose: its answer is the point
-        FakeHoncho(version=version, strict=True, ignored_fields="allow") as fake,
+        FakeHoncho(
+            version=version, strict=True, ignored_fields="allow", embed_messages=embed_messages
+        ) as fake,
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
         return run_script(client, script, workspace_names(FAKE_PREFIX))
@@ -135,17 +170,19 @@ def load_recordings(directory: Path) -> Iterator[Recording]:
 
 
 def recordings_by_version(root: Path) -> dict[str, list[Recording]]:
-    """The recordings under ``root/<version>/``, by version (each file must say the version
-    of the directory it sits in)."""
+    """The recordings under ``root/<configuration>/``, by configuration: ``<version>``
+    for a server with embeddings off, ``<version>+embed`` with them on (each file must
+    say the version and configuration of the directory it sits in)."""
     found: dict[str, list[Recording]] = {}
     for directory in sorted(p for p in root.iterdir() if p.is_dir()):
-        version = resolve_version(directory.name).name
+        version, embed = parse_configuration(directory.name)
+        name = configuration_name(version.name, embed)
         recordings = list(load_recordings(directory))
         for recording in recordings:
-            if recording.version != version:
+            if recording.configuration != name:
                 raise ValueError(
-                    f"{directory}/{recording.script.name}.json says honcho_version "
-                    f"{recording.version!r}; it sits under {version}"
+                    f"{directory}/{recording.script.name}.json was recorded at "
+                    f"{recording.configuration!r}; it sits under {name}"
                 )
-        found[version] = recordings
+        found[name] = recordings
     return found

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
-from fake_honcho.drift.recording import differences, run_on_fake
-from fake_honcho.versions import VERSIONS
+from fake_honcho.drift.recording import differences, parse_configuration, run_on_fake
 from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
 
 RECORDINGS = by_name(Path(__file__).with_name("coercion"))
@@ -23,7 +22,8 @@ RECORDINGS = by_name(Path(__file__).with_name("coercion"))
 @pytest.mark.parametrize(("version", "name"), recorded_cases(RECORDINGS))
 def test_the_fake_coerces_as_the_real_server_did(version: str, name: str) -> None:
     recording = RECORDINGS[version][name]
-    found = differences(recording.script, recording.results, run_on_fake(recording.script, version))
+    replayed = run_on_fake(recording.script, recording.version, recording.embed_messages)
+    found = differences(recording.script, recording.results, replayed, recording.version)
     assert not found, (
         f"{len(found)} of {len(recording.results)} differ from {recording.server}\n"
         + "\n".join(difference.render() for difference in found)
@@ -32,4 +32,4 @@ def test_the_fake_coerces_as_the_real_server_did(version: str, name: str) -> Non
 
 @pytest.mark.parametrize("version", sorted(RECORDINGS))
 def test_every_script_is_recorded_as_it_is_written(version: str) -> None:
-    assert_recorded_as_written(RECORDINGS[version], COERCION_SCRIPTS, VERSIONS[version])
+    assert_recorded_as_written(RECORDINGS[version], COERCION_SCRIPTS, parse_configuration(version)[0])

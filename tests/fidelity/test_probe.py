@@ -32,7 +32,7 @@ def test_the_nearest_version_is_the_newest_whose_features_are_all_served() -> No
     between = VERSIONS["3.1"].features | {Feature.CONCLUSION_GET}
     served = Served(between, nearest_version(between))
     assert served.version.name == "3.1" and served.extra == {Feature.CONCLUSION_GET}
-    assert served.describe().endswith("; beyond 3.1: conclusion-get)")
+    assert served.describe().endswith("; beyond 3.1: conclusion-get), embeddings on")
     assert nearest_version(frozenset(Feature)).name == "3.2"
     assert nearest_version(frozenset({Feature.SCOPES})).name == "3.0.12"
 
@@ -89,3 +89,12 @@ def test_a_field_is_ignored_when_the_answer_does_not_name_it(
 ) -> None:
     with _answering(status, detail) as client:
         assert field_ignored(client, SEARCH_SCOPE, "w") is ignored
+
+
+@pytest.mark.parametrize("embed", [True, False])
+def test_whether_a_server_embeds_messages_is_probed(embed: bool) -> None:
+    """Measured on real servers too: 3.0.12 and 3.1 with ``EMBED_MESSAGES=true`` refuse a
+    query spelling ``<|endoftext|>`` (422), with it off they answer ``[]``."""
+    served = probe_with(FakeHoncho(embed_messages=embed, ignored_fields="allow"))
+    assert served.embeds is embed
+    assert served.describe().endswith("embeddings on" if embed else "embeddings off")

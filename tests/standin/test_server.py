@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from fake_honcho.standin import StandIn, honcho_environment
-from fake_honcho.standin.embeddings import DIMENSIONS, embed
+from fake_honcho.embedding import DIMENSIONS, HashedEmbedder
 from fake_honcho.tokens import token_count
 
 DERIVER_PROMPT = (
@@ -98,7 +98,8 @@ def test_embeddings_base64_and_floats_agree(standin: tuple[StandIn, httpx.Client
 
 
 def cosine(a: str, b: str) -> float:
-    return sum(x * y for x, y in zip(embed(a), embed(b), strict=True))
+    embedder = HashedEmbedder()
+    return 1.0 - embedder.distance(embedder.encode(a), embedder.encode(b))
 
 
 def test_similarity_follows_shared_terms_and_stays_below_honchos_merge_line() -> None:
@@ -107,7 +108,20 @@ def test_similarity_follows_shared_terms_and_stays_below_honchos_merge_line() ->
     assert cosine("alice likes tea", "alice likes green tea") > cosine(
         "alice likes tea", "bob hates rain"
     )
-    assert math.isclose(math.sqrt(sum(x * x for x in embed(""))), 1.0)
+
+
+def test_vectors_are_small_integers_so_pgvector_sums_them_exactly() -> None:
+    vector = HashedEmbedder().vector("alice likes green tea")
+    assert len(vector) == DIMENSIONS and all(value == int(value) for value in vector)
+    assert sum(value * value for value in vector) < 2**24
+    assert any(vector) and HashedEmbedder().vector("")[-32:] != [0.0] * 32
+
+
+def test_a_user_embedder_is_padded_to_the_dimensions_honcho_checks() -> None:
+    llm = StandIn(embedder=lambda text: [1.0, float(len(text))])
+    with llm.serve() as base_url, httpx.Client(base_url=base_url) as client:
+        data = client.post("/embeddings", json={"input": "abc"}).json()["data"]
+    assert data[0]["embedding"][:3] == [1.0, 3.0, 0.0] and len(data[0]["embedding"]) == 1536
 
 
 @pytest.mark.parametrize(

@@ -112,11 +112,14 @@ def read(path: Path) -> tuple[Corpus, list[Query], list[int] | None]:
     return made, queries, record.get("table_order")
 
 
-def fake_answers(made: Corpus, planned: list[Query]) -> list[list[int]]:
-    """Every query's answer from a fresh in-process fake holding the corpus."""
+def fake_answers(
+    made: Corpus, planned: list[Query], *, embed_messages: bool = False, version: str | None = None
+) -> list[list[int]]:
+    """Every query's answer from a fresh in-process fake holding the corpus (the
+    recordings under ``data/`` are of 3.0.12 with embeddings off)."""
     from fake_honcho import FakeHoncho
 
-    fake = FakeHoncho(deriver="manual")
+    fake = FakeHoncho(deriver="manual", embed_messages=embed_messages, version=version)
     try:
         with httpx.Client(transport=fake.transport(), base_url="http://fake") as client:
             ids = load(client, "replay", made)
