@@ -8,6 +8,7 @@ are available in every pytest run, and nothing happens unless a test uses them
 Options
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
     ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
+    ``--honcho-embed-messages on/off`` whether the in-process fake embeds messages (a URL's: probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
@@ -102,6 +103,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="The Honcho server version the in-process fake speaks (3.0.12, 3.1, 3.2; "
         "default: the newest verified one). Ignored with --honcho-url, whose version is "
         "probed.",
+    )
+    group.addoption(
+        "--honcho-embed-messages",
+        default="on",
+        choices=("on", "off"),
+        help="Whether the in-process fake embeds messages, as Honcho's EMBED_MESSAGES "
+        "(default: on, Honcho's default). Ignored with --honcho-url, whose setting is probed.",
     )
     group.addoption(
         "--honcho-api-key",
@@ -200,8 +208,12 @@ def served(config: pytest.Config) -> Served:
         from fake_honcho.versions import resolve_version
 
         version = resolve_version(config.getoption("honcho_version"))
-        config.stash[_SERVES] = served_by_version(version)
+        config.stash[_SERVES] = served_by_version(version, _embeds(config))
     return config.stash[_SERVES]
+
+
+def _embeds(config: pytest.Config) -> bool:
+    return config.getoption("honcho_embed_messages", "on") == "on"
 
 
 def _target_name(config: pytest.Config) -> str:
@@ -340,7 +352,7 @@ def honcho_target(
     from fake_honcho import FakeHoncho
 
     version = request.config.getoption("honcho_version")
-    with FakeHoncho(version=version, strict=True) as fake:
+    with FakeHoncho(version=version, strict=True, embed_messages=_embeds(request.config)) as fake:
         yield HonchoTarget("http://honcho.fake", fake=fake)
 
 

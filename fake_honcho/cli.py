@@ -91,6 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
         "POST /_fake/deriver/step or /drain asks (%(default)s)",
     )
     parser.add_argument(
+        "--embed-messages",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Honcho's EMBED_MESSAGES: search fuses full text with the messages nearest "
+        "by embedding (on, Honcho's default), or is full text alone",
+    )
+    parser.add_argument(
+        "--embedder",
+        metavar="MODULE:CALLABLE",
+        help="vectors from this function of a text (default: the hashed embedder "
+        "fake-honcho-llm also serves)",
+    )
+    parser.add_argument(
         "--state-file",
         metavar="PATH",
         help="keep state in this file across restarts (append-only log, compacted at exit)",
@@ -168,6 +181,8 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
         state_file=args.state_file,
         journal_limit=JOURNAL_LIMIT,
         ignored_fields=args.ignored_fields,
+        embed_messages=args.embed_messages,
+        embedder=args.embedder,
     )
     for rule in getattr(args, "fault", []):
         fake.faults.add(rule)

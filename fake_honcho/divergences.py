@@ -248,6 +248,21 @@ def _probe_search_tie_order(client: httpx.Client, workspace: str) -> Any:
     return [message["content"] for message in found]
 
 
+def _probe_semantic_tie_order(client: httpx.Client, workspace: str) -> Any:
+    """Ten messages of the same text (one vector): in which order does a search that
+    only embeddings find give them back? (Positions in creation order; ``[]`` when the
+    server does not embed.)"""
+    body = {"messages": [{"peer_id": "p", "content": "same words"} for _ in range(10)]}
+    made = client.post(f"/v3/workspaces/{workspace}/sessions/s/messages", json=body).json()
+    position = {message["id"]: at for at, message in enumerate(made)}
+    deadline = time.monotonic() + 5  # the server embeds after answering
+    while True:
+        found = client.post(f"/v3/workspaces/{workspace}/search", json={"query": "zzzz", "limit": 10})
+        if len(found.json()) == len(made) or time.monotonic() > deadline:
+            return [position.get(message["id"]) for message in found.json()]
+        time.sleep(0.2)
+
+
 def _probe_webhooks_order(client: httpx.Client, workspace: str) -> Any:
     client.post("/v3/workspaces", json={"id": workspace})
     for i in range(4):
@@ -665,6 +680,33 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         probe=_probe_search_tie_order,
         fake_result=["tea a", "tea b"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="semantic-tie-order",
+        kind="unspecified",
+        summary="with embeddings on, messages at the same embedding distance from a query "
+        "(the same text) come back in the server's physical order",
+        real=(
+            "the semantic leg is ORDER BY cosine distance LIMIT 2n over the embedding rows; "
+            "equal distances keep the order the sort's input had: the rows' physical order, "
+            "written by a background task after the answer (and, on a workspace large "
+            "enough for the planner to choose the HNSW index, an approximate order)"
+        ),
+        fake=(
+            "exact distances (the shared embedder's integer vectors, pgvector's formula), "
+            "ties fed to PostgreSQL's sort in the order the messages were embedded; "
+            "fake-honcho compare and the replays declare an answer differing only in the "
+            "order of messages of identical content"
+        ),
+        reason="the physical order of rows a background task writes is unknowable to clients",
+        evidence=(
+            "measured on Honcho v3.0.12 and 3.1 with EMBED_MESSAGES=true and the stand-in's "
+            "embeddings: fake-honcho compare, coercion_messages step 57 (ten messages 'x'); "
+            "src/utils/search.py _semantic_search_pgvector, src/reconciler/embed_now.py"
+        ),
+        probe=_probe_semantic_tie_order,
+        fake_result=list(range(10)),
         real_result=UNSTABLE,
     ),
     Divergence(

@@ -112,7 +112,7 @@ def _report(
         real = run_script(client, script, workspace_names(prefix))
         if args.record is not None:
             write_recording(args.record, Recording(script, real, shown, version.name, embeds))
-        found = differences(script, real, run_on_fake(script, version, embeds), version)
+        found = differences(script, real, run_on_fake(script, version, embeds), version, embeds)
         exchanges += len(script.steps)
         mine = [d for d in found if not d.declared]
         undeclared += len(mine)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from itertools import groupby
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,13 +123,47 @@ def differences(
     expected: Sequence[Result],
     actual: Sequence[Result],
     version: str | HonchoVersion | None = None,
+    embed_messages: bool = False,
 ) -> list[Difference]:
-    """Every step of ``script`` whose two results differ, in order, at ``version``."""
-    return [
-        Difference(i, step, want, got, declared_at(step, resolve_version(version)))
-        for i, (step, want, got) in enumerate(zip(script.steps, expected, actual, strict=True))
-        if want != got
-    ]
+    """Every step of ``script`` whose two results differ, in order, at ``version``.
+
+    With embeddings on, a search answer that differs only in the order of messages of
+    identical content (identical vectors: an exact tie in both legs) is declared
+    ``semantic-tie-order``.
+    """
+    at = resolve_version(version)
+    found = []
+    for i, (step, want, got) in enumerate(zip(script.steps, expected, actual, strict=True)):
+        if want == got:
+            continue
+        declared = declared_at(step, at)
+        if declared is None and embed_messages and _content_ties(step, want, got):
+            declared = SEMANTIC_TIES
+        found.append(Difference(i, step, want, got, declared))
+    return found
+
+
+SEMANTIC_TIES = "semantic-tie-order"
+
+
+def _content_ties(step: Step, want: Result, got: Result) -> bool:
+    """Whether two search answers are the same but for the order within runs of
+    messages of identical content."""
+    if not (step.method == "POST" and step.path.endswith("/search")):
+        return False
+    if (want.status, want.content_type) != (got.status, got.content_type):
+        return False
+    if not (isinstance(want.body, list) and isinstance(got.body, list)):
+        return False
+    return _by_content_runs(want.body) == _by_content_runs(got.body)
+
+
+def _by_content_runs(messages: list[Any]) -> list[Any]:
+    """``messages`` with each run of equal ``content`` sorted by its JSON."""
+    ordered: list[Any] = []
+    for _, run in groupby(messages, key=lambda item: json.dumps(item.get("content"))):
+        ordered.extend(sorted(run, key=lambda item: json.dumps(item, sort_keys=True)))
+    return ordered
 
 
 def declared_at(step: Step, version: HonchoVersion) -> str | None:

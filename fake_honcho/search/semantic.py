@@ -25,10 +25,10 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from heapq import nsmallest
 from typing import Any, Literal, TypeVar
 
 from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
+from fake_honcho.search.pgsort import first
 from fake_honcho.state import Key, Row, Store
 
 EmbeddingMode = Literal["immediate", "held"]
@@ -178,8 +178,8 @@ class MessageEmbeddings:
             target = self.embedder.encode(query)
             distance = self.embedder.distance
             get = self.store.get
-            scored: list[tuple[float, int, str]] = []
-            position = 0
+            keys: list[float] = []  # the rows' distances, in the order the scan reads them
+            owners: list[str] = []
             for mid, embedded in space.messages.items():
                 if (session_id is not None and embedded.session_id != session_id) or (
                     peer_id is not None and embedded.peer_id != peer_id
@@ -192,10 +192,10 @@ class MessageEmbeddings:
                 for code in embedded.codes:
                     near = distance(target, code)
                     # NaN (a zero vector) sorts after every distance, as in PostgreSQL.
-                    scored.append((near if near == near else math.inf, position, mid))
-                    position += 1
+                    keys.append(near if near == near else math.inf)
+                    owners.append(mid)
             seen: dict[str, None] = {}
-            for _, _, mid in nsmallest(2 * limit, scored):
-                seen.setdefault(mid)
+            for at in first(keys, 2 * limit, min(2 * limit, len(keys))):
+                seen.setdefault(owners[at])
             found = (get("messages", mid) for mid in list(seen)[:limit])
             return [row for row in found if row is not None]

@@ -99,6 +99,7 @@ class Differential(RuleBasedStateMachine):
 
     target: HonchoTarget  # set by the test before the machine runs
     version: str  # the version the server was probed to serve
+    embeds: bool  # whether it was probed to embed messages
     counter: list[int]  # operations sent, shared across examples
 
     def __init__(self) -> None:
@@ -106,7 +107,7 @@ class Differential(RuleBasedStateMachine):
         token = uuid.uuid4().hex[:10]
         self.ws = f"hc-diff-{token}"
         workspaces = {"ws": self.ws}
-        self.fake = FakeHoncho(version=self.version, strict=True)
+        self.fake = FakeHoncho(version=self.version, strict=True, embed_messages=self.embeds)
         self.fake_client = httpx.Client(transport=self.fake.transport(), base_url="http://fake")
         self.real_client = self.target.client(limits=httpx.Limits(max_keepalive_connections=0))
         self.real = Session(self.real_client, workspaces)
@@ -409,6 +410,7 @@ def test_fake_and_server_answer_every_generated_sequence_alike(
     class Machine(Differential):
         target = real_target
         version = honcho_served.version.name
+        embeds = honcho_served.embeds
 
     Machine.counter = counter
     outcome = "a difference (below)"

@@ -31,7 +31,13 @@ def test_fake_answers_as_the_real_server_did(version: str, name: str) -> None:
     differ (a declaration the fake no longer needs is stale)."""
     recording = RECORDINGS[version][name]
     replayed = run_on_fake(recording.script, recording.version, recording.embed_messages)
-    found = differences(recording.script, recording.results, replayed, recording.version)
+    found = differences(
+        recording.script,
+        recording.results,
+        replayed,
+        recording.version,
+        recording.embed_messages,
+    )
     undeclared = [difference for difference in found if not difference.declared]
     assert not undeclared, f"{name}: the fake differs from {recording.server}\n" + "\n".join(
         difference.render() for difference in undeclared

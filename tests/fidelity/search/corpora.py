@@ -88,10 +88,14 @@ def ask(client: httpx.Client, workspace: str, ids: list[str], query: Query) -> l
     return [position[message["id"]] for message in _ok(client.post(f"{where}/search", json=body))]
 
 
-def save(made: Corpus, planned: list[Query], table_order: list[int] | None) -> Path:
-    """Write the recording; ``table_order``: message positions in the server's ctid order."""
-    DATA.mkdir(exist_ok=True)
-    path = DATA / f"corpus-{made.seed:03d}.json"
+def save(
+    made: Corpus, planned: list[Query], table_order: list[int] | None, directory: Path = DATA
+) -> Path:
+    """Write the recording; ``table_order``: message positions in the server's ctid order.
+    ``directory``: ``data/`` for 3.0.12 with embeddings off, ``data/<version>+embed/``
+    for a server that embeds."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"corpus-{made.seed:03d}.json"
     record = {
         "seed": made.seed,
         "sessions": made.sessions,

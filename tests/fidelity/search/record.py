@@ -3,6 +3,11 @@
     python -m tests.fidelity.search.record --honcho-url http://127.0.0.1:18000 \\
         --postgres-url postgresql://postgres@127.0.0.1:15432/honcho
 
+With ``--embed VERSION`` the server embeds messages (``EMBED_MESSAGES=true``, its
+embeddings from ``fake-honcho-llm``): the run waits ``--settle`` seconds for the
+server's background embedding after each corpus, compares with a fake speaking
+VERSION with embeddings on, and writes to ``data/<VERSION>+embed/``.
+
 Each corpus goes to a fresh workspace; every query's answer is stored, as positions
 in the corpus's message order, in ``tests/fidelity/search/data/corpus-NNN.json``, which
 ``test_replay.py`` replays against the fake. With ``--postgres-url`` (read only: one
@@ -15,10 +20,11 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import time
 
 import httpx
 
-from tests.fidelity.search.corpora import ask, fake_answers, load, plan, save
+from tests.fidelity.search.corpora import DATA, ask, fake_answers, load, plan, save
 from tests.fidelity.search.psql import query_rows
 from tests.fidelity.search.reference import answer, session_order
 
@@ -40,7 +46,10 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--size", type=int, default=300, help="messages per corpus")
     parser.add_argument("--queries", type=int, default=120, help="queries per corpus")
+    parser.add_argument("--embed", metavar="VERSION", help="the server embeds; its version")
+    parser.add_argument("--settle", type=float, default=5.0, help="seconds to let it embed")
     args = parser.parse_args()
+    directory = DATA / f"{args.embed}+embed" if args.embed else DATA
     run = secrets.token_hex(3)
     totals = {"alike": 0, "session": 0, "table": 0, "neither": 0, "all": 0}
     with httpx.Client(base_url=args.honcho_url, timeout=60) as client:
@@ -48,10 +57,12 @@ def main() -> None:
             made, planned = plan(seed, args.size, args.queries)
             workspace = f"h4-search-fidelity-{run}-{seed}"
             ids = load(client, workspace, made)
+            if args.embed:
+                time.sleep(args.settle)
             for query in planned:
                 query.expected = ask(client, workspace, ids, query)
             physical = table_order(args.postgres_url, workspace, ids) if args.postgres_url else None
-            mine = fake_answers(made, planned)
+            mine = fake_answers(made, planned, embed_messages=bool(args.embed), version=args.embed)
             counts = dict.fromkeys(totals, 0)
             by_session = session_order(made)
             for query, got in zip(planned, mine, strict=True):
@@ -68,7 +79,7 @@ def main() -> None:
                     print(f"    real {query.expected}\n    fake {got}")
             for name, value in counts.items():
                 totals[name] += value
-            print(f"corpus {seed}: {counts} -> {save(made, planned, physical)}")
+            print(f"corpus {seed}: {counts} -> {save(made, planned, physical, directory)}")
     print(f"in all: {totals}")
 
 
