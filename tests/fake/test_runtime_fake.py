@@ -229,7 +229,7 @@ def test_repr_names_mode_and_journal_size(fake: FakeHoncho, client: httpx.Client
     client.get("/health")
     assert (
         repr(fake)
-        == f"<FakeHoncho version={DEFAULT_VERSION} auth=off deriver='immediate' requests=1>"
+        == f"<FakeHoncho version={DEFAULT_VERSION} auth=off embed_messages=on deriver='immediate' requests=1>"
     )
 
 

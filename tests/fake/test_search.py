@@ -1,8 +1,10 @@
-"""Search: ranking, the substring fallback, filters, limit and scope, through the routes."""
+"""Search's full-text leg: ranking, the substring fallback, filters, limit and scope,
+through the routes of a fake with embeddings off (``test_hybrid_search.py``: with them on)."""
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -19,6 +21,14 @@ from fake_honcho.state import Store
 from .conftest import record_scans
 
 W = "/v3/workspaces/ws"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeHoncho]:
+    """Full text alone: a server with ``EMBED_MESSAGES=false``."""
+    instance = FakeHoncho(strict=True, seed=7, embed_messages=False)
+    yield instance
+    instance.close()
 
 
 def write(client: httpx.Client, sid: str, *items: tuple[str, str] | tuple[str, str, str]) -> None:

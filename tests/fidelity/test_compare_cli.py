@@ -35,7 +35,7 @@ def test_a_faithful_server_shows_no_drift(open_fake: str) -> None:
     )  # fmt: skip
     assert status == 0, report
     assert report.splitlines()[-1] == (
-        f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}): 0 differ, 0 declared"
+        f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}, embeddings on): 0 differ, 0 declared"
     )
     assert "probed" not in report
 
@@ -46,7 +46,7 @@ def test_without_a_version_the_fake_speaks_what_the_server_is_probed_to_serve() 
     assert status == 0, report
     first, *_, last = report.splitlines()
     assert first.startswith(f"probed {url}: serves Honcho 3.0.12 (")
-    assert "(fake speaking 3.0.12)" in last
+    assert "(fake speaking 3.0.12, embeddings on)" in last
 
 
 def test_each_differing_exchange_is_printed_and_fails_the_run(served_fake: ServedFake) -> None:

@@ -54,6 +54,22 @@ def rows_about(name: str) -> list[list[str]]:
     return found
 
 
+def test_the_embedding_row_names_the_default_of_each_way_to_choose() -> None:
+    """``EMBED_MESSAGES``: on by default in the fake, the CLI and the plugin, as in Honcho."""
+    import inspect
+
+    from contract_tests.plugin import pytest_addoption
+    from fake_honcho import FakeHoncho
+    from fake_honcho.cli import build_parser
+
+    [row] = rows_about("`EMBED_MESSAGES`")
+    assert row[1] == "on (default), off"
+    assert inspect.signature(FakeHoncho).parameters["embed_messages"].default is True
+    assert build_parser().parse_args([]).embed_messages is True
+    assert "--honcho-embed-messages" in row[0] and "--embed-messages" in row[0]
+    assert "honcho-embed-messages" in inspect.getsource(pytest_addoption)
+
+
 def test_the_honcho_rows_are_the_versions_the_fake_speaks() -> None:
     rows = rows_about("Honcho server")
     names = [re.match(r"`([^`]+)`", row[1])[1] for row in rows]  # type: ignore[index]

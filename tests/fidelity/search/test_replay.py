@@ -1,4 +1,5 @@
-"""Real Honcho 3.0.12's search answers on generated corpora, replayed against the fake.
+"""Real Honcho's search answers on generated corpora, replayed against the fake: 3.0.12
+with embeddings off (``data/``), and 3.0.12 and 3.1 with them on (``data/<version>+embed/``).
 
 ``record.py`` wrote each corpus and what the real server answered for every query
 (workspace, session and peer scope, filters, ``peer_perspective``, limits 1-100). The
@@ -38,4 +39,33 @@ def test_the_fake_answers_as_the_real_server_did(path: Path) -> None:
         if read_physically and answer(made, query, by_session) == got:
             continue
         wrong.append((query.scope, query.query, query.limit, query.filters, query.expected, got))
+    assert wrong == []
+
+
+EMBED_CORPORA = sorted(DATA.glob("*+embed/corpus-*.json"))
+
+
+def test_there_are_recordings_with_embeddings_on() -> None:
+    """At least 450 queries over 3 corpora per version, from servers that embed."""
+    versions = {path.parent.name for path in EMBED_CORPORA}
+    assert versions >= {"3.0.12+embed", "3.1+embed"}
+    for version in versions:
+        counted = [len(read(path)[1]) for path in EMBED_CORPORA if path.parent.name == version]
+        assert len(counted) >= 3 and sum(counted) >= 450, version
+
+
+@pytest.mark.parametrize(
+    "path", EMBED_CORPORA, ids=lambda path: f"{path.parent.name}-{path.stem}"
+)
+def test_hybrid_search_answers_as_the_embedding_server_did(path: Path) -> None:
+    """Same hits, same order: the shared embedder's distances are the server's, bit for
+    bit, and the fusion is the server's arithmetic."""
+    made, queries, _ = read(path)
+    version = path.parent.name.removesuffix("+embed")
+    answers = fake_answers(made, queries, embed_messages=True, version=version)
+    wrong = [
+        (query.scope, query.query, query.limit, query.filters, query.expected, got)
+        for query, got in zip(queries, answers, strict=True)
+        if got != query.expected
+    ]
     assert wrong == []
