@@ -256,8 +256,9 @@ def _probe_semantic_tie_order(client: httpx.Client, workspace: str) -> Any:
     made = client.post(f"/v3/workspaces/{workspace}/sessions/s/messages", json=body).json()
     position = {message["id"]: at for at, message in enumerate(made)}
     deadline = time.monotonic() + 5  # the server embeds after answering
+    ask = {"query": "zzzz", "limit": 10}
     while True:
-        found = client.post(f"/v3/workspaces/{workspace}/search", json={"query": "zzzz", "limit": 10})
+        found = client.post(f"/v3/workspaces/{workspace}/search", json=ask)
         if len(found.json()) == len(made) or time.monotonic() > deadline:
             return [position.get(message["id"]) for message in found.json()]
         time.sleep(0.2)

@@ -125,8 +125,9 @@ class CallableEmbedder:
         return values, math.fsum(value * value for value in values)
 
     def distance(self, query: object, item: object) -> float:
-        (qv, qn), (iv, inorm) = query, item  # type: ignore[misc]
-        return pg_cosine_distance(math.fsum(map(mul, qv, iv)), qn, inorm)
+        assert isinstance(query, tuple) and isinstance(item, tuple)
+        (values, norm), (other, other_norm) = query, item
+        return pg_cosine_distance(math.fsum(map(mul, values, other)), norm, other_norm)
 
     def vector(self, text: str, dimensions: int = DIMENSIONS) -> list[float]:
         """The vector padded with zeros to ``dimensions`` (Honcho checks the length;

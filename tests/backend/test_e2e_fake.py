@@ -122,9 +122,7 @@ def test_users_are_isolated(fake: FakeHoncho, manager: HonchoMemoryManager) -> N
     # Honcho embeds messages by default: a search answers the user's nearest messages,
     # never another user's.
     assert all("coffee" not in r["content"] for r in manager.search("coffee", user_id="alice"))
-    assert [r["content"] for r in manager.search("coffee", user_id="bob")][0] == (
-        "I prefer black coffee."
-    )
+    assert manager.search("coffee", user_id="bob")[0]["content"] == "I prefer black coffee."
 
 
 def test_shared_workspace_search_stays_with_the_user(fake: FakeHoncho) -> None:
@@ -202,7 +200,7 @@ def test_async_paths_against_the_fake(fake: FakeHoncho, manager: HonchoMemoryMan
     assert manager.shutdown_flush(5.0) is True
     assert len(stored(fake, ALICE_WS, "t")) == 4
     found = asyncio.run(manager.asearch("green tea", user_id="alice"))
-    assert [r["content"] for r in found][0] == "I prefer green tea."
+    assert found[0]["content"] == "I prefer green tea."
 
 
 def test_messages_without_ids_from_dicts(fake: FakeHoncho, manager: HonchoMemoryManager) -> None:

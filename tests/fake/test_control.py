@@ -169,7 +169,7 @@ def test_reset_and_a_seed_state_restore_exactly(driven: Driven) -> None:
     assert control.deriver_status().queued == 1
     assert control.export_state() == seed
     found = honcho.post(f"{WS}/search", json={"query": "climb"}).json()
-    assert [message["content"] for message in found][0] == "I climb"  # indexes rebuilt
+    assert found[0]["content"] == "I climb"  # indexes rebuilt
     assert control.drain() == 1
     assert "alice likes swimming" in representation(honcho)
 

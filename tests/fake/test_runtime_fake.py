@@ -228,8 +228,8 @@ def test_close_is_idempotent_and_stops_transport_threads() -> None:
 def test_repr_names_mode_and_journal_size(fake: FakeHoncho, client: httpx.Client) -> None:
     client.get("/health")
     assert (
-        repr(fake)
-        == f"<FakeHoncho version={DEFAULT_VERSION} auth=off embed_messages=on deriver='immediate' requests=1>"
+        repr(fake) == f"<FakeHoncho version={DEFAULT_VERSION} auth=off embed_messages=on "
+        "deriver='immediate' requests=1>"
     )
 
 

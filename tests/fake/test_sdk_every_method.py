@@ -243,7 +243,7 @@ def _workspace_refresh(w: World) -> None:
 @calls("Honcho", "search")
 def _workspace_search(w: World) -> None:
     found = w.call(w.honcho, "search", "Oslo")  # embeddings on: the word's hit first
-    assert [m.content for m in found][0] == "I live in Oslo"
+    assert found[0].content == "I live in Oslo"
 
 
 @calls("Honcho", "queue_status")
@@ -367,7 +367,7 @@ def _peer_refresh(w: World) -> None:
 
 @calls("Peer", "search")
 def _peer_search(w: World) -> None:
-    assert [m.content for m in w.call(w.alice, "search", "Oslo")][0] == "I live in Oslo"
+    assert w.call(w.alice, "search", "Oslo")[0].content == "I live in Oslo"
 
 
 @calls("Peer", "sessions")
@@ -461,7 +461,7 @@ def _session_summaries(w: World) -> None:
 
 @calls("Session", "search")
 def _session_search(w: World) -> None:
-    assert [m.content for m in w.call(w.session, "search", "Oslo")][0] == "I live in Oslo"
+    assert w.call(w.session, "search", "Oslo")[0].content == "I live in Oslo"
 
 
 @calls("Session", "representation")

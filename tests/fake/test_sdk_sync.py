@@ -85,8 +85,8 @@ def test_search_finds_what_was_written_at_every_scope(honcho: Honcho) -> None:
         "I went hiking in the Alps",
         "Do you like hiking?",
     }
-    assert [m.content for m in first.search("hiking")][0] == "I went hiking in the Alps"
-    assert [m.content for m in alice.search("tea")][0] == "Green tea please"
+    assert first.search("hiking")[0].content == "I went hiking in the Alps"
+    assert alice.search("tea")[0].content == "Green tea please"
     assert "Green tea please" not in {m.content for m in bot.search("tea")}
 
 

@@ -39,4 +39,5 @@ def test_the_fake_coerces_as_the_real_server_did(version: str, name: str) -> Non
 
 @pytest.mark.parametrize("version", sorted(RECORDINGS))
 def test_every_script_is_recorded_as_it_is_written(version: str) -> None:
-    assert_recorded_as_written(RECORDINGS[version], COERCION_SCRIPTS, parse_configuration(version)[0])
+    served = parse_configuration(version)[0]
+    assert_recorded_as_written(RECORDINGS[version], COERCION_SCRIPTS, served)

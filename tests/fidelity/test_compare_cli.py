@@ -35,7 +35,8 @@ def test_a_faithful_server_shows_no_drift(open_fake: str) -> None:
     )  # fmt: skip
     assert status == 0, report
     assert report.splitlines()[-1] == (
-        f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}, embeddings on): 0 differ, 0 declared"
+        f"15 exchanges against {open_fake} (fake speaking {DEFAULT_VERSION}, embeddings on): "
+        "0 differ, 0 declared"
     )
     assert "probed" not in report
 

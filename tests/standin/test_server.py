@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fake_honcho.standin import StandIn, honcho_environment
 from fake_honcho.embedding import DIMENSIONS, HashedEmbedder
+from fake_honcho.standin import StandIn, honcho_environment
 from fake_honcho.tokens import token_count
 
 DERIVER_PROMPT = (

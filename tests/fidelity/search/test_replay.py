@@ -54,9 +54,7 @@ def test_there_are_recordings_with_embeddings_on() -> None:
         assert len(counted) >= 3 and sum(counted) >= 450, version
 
 
-@pytest.mark.parametrize(
-    "path", EMBED_CORPORA, ids=lambda path: f"{path.parent.name}-{path.stem}"
-)
+@pytest.mark.parametrize("path", EMBED_CORPORA, ids=lambda path: f"{path.parent.name}-{path.stem}")
 def test_hybrid_search_answers_as_the_embedding_server_did(path: Path) -> None:
     """Same hits, same order: the shared embedder's distances are the server's, bit for
     bit, and the fusion is the server's arithmetic."""
