@@ -8,6 +8,7 @@ as the fake does, or in physical table order (recorded through ``psql``).
 
 from __future__ import annotations
 
+from fake_honcho.embedding import HashedEmbedder
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
 from fake_honcho.search.index import has_special_chars
@@ -17,8 +18,9 @@ from tests.fidelity.search.corpora import Query
 from tests.fidelity.search.generate import Corpus
 
 
-def visible(made: Corpus, query: Query) -> list[bool]:
-    """Which messages the query's scope and filters keep (peer_perspective included).
+def visible(made: Corpus, query: Query, perspective: bool = True) -> list[bool]:
+    """Which messages the query's scope and filters keep (peer_perspective included
+    unless ``perspective`` is False).
 
     A peer's ``joined_at`` in a session is restarted by every batch it writes there
     (Honcho re-joins a message's author), so its perspective starts at that batch.
@@ -28,7 +30,7 @@ def visible(made: Corpus, query: Query) -> list[bool]:
         filters["session_id"] = query.scope[1]
     if query.scope[0] == "peer":
         filters["peer_id"] = query.scope[1]
-    viewer = filters.get("peer_perspective")
+    viewer = filters.get("peer_perspective") if perspective else None
     since: dict[str, int] = {}
     if viewer is not None:
         for number, (sid, batch) in enumerate(made.batches):
@@ -44,8 +46,10 @@ def visible(made: Corpus, query: Query) -> list[bool]:
     return kept
 
 
-def answer(made: Corpus, query: Query, order: list[int]) -> list[int]:
-    """The positions the server returns when its scan reads messages in ``order``."""
+def answer(made: Corpus, query: Query, order: list[int], keep: int | None = None) -> list[int]:
+    """The positions the server returns when its scan reads messages in ``order``
+    (``keep``: how many of the ``2 * limit`` rows its query fetches to keep; the route
+    answers ``limit``)."""
     texts = [text for _, _, text in made.messages()]
     batch = [number for number, (_, rows) in enumerate(made.batches) for _ in rows]
     kept = visible(made, query)
@@ -65,7 +69,28 @@ def answer(made: Corpus, query: Query, order: list[int]) -> list[int]:
                 score = rank({lexeme: vector.get(lexeme, []) for lexeme in wanted}, wanted)
             hits.append(at)
             keys.append((-score, -batch[at]))
-    return [hits[at] for at in top(keys, 2 * query.limit)[: query.limit]]
+    return [hits[at] for at in top(keys, 2 * query.limit)[: keep or query.limit]]
+
+
+def hybrid(made: Corpus, query: Query, order: list[int]) -> list[int]:
+    """The answer of a server that embeds (with the stand-in's embedder), its full-text
+    leg reading messages in ``order``: the semantic list (``2 * limit`` messages, ``4 *``
+    under ``peer_perspective``, which then filters it) fused with ``2 * limit`` full-text
+    rows by reciprocal rank (k = 60; equal scores in first-seen order)."""
+    texts = [text for _, _, text in made.messages()]
+    wanted = (4 if (query.filters or {}).get("peer_perspective") else 2) * query.limit
+    kept, seen = visible(made, query, perspective=False), visible(made, query)
+    embedder = HashedEmbedder()
+    target = embedder.encode(query.query)
+    rows = [at for at, text in enumerate(texts) if kept[at] and text.strip()]
+    distances = [embedder.distance(target, embedder.encode(texts[at])) for at in rows]
+    nearest = [rows[at] for at in top(distances, 2 * wanted)][:wanted]
+    semantic = [at for at in nearest if seen[at]]
+    scores: dict[int, float] = {}
+    for ranked in (semantic, answer(made, query, order, keep=2 * query.limit)):
+        for place, at in enumerate(ranked, 1):
+            scores[at] = scores.get(at, 0.0) + 1.0 / (60 + place)
+    return sorted(scores, key=scores.__getitem__, reverse=True)[: query.limit]
 
 
 def session_order(made: Corpus) -> list[int]:
