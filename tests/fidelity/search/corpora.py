@@ -89,11 +89,15 @@ def ask(client: httpx.Client, workspace: str, ids: list[str], query: Query) -> l
 
 
 def save(
-    made: Corpus, planned: list[Query], table_order: list[int] | None, directory: Path = DATA
+    made: Corpus,
+    planned: list[Query],
+    table_order: list[int] | None,
+    directory: Path = DATA,
+    embedding_order: list[int] | None = None,
 ) -> Path:
-    """Write the recording; ``table_order``: message positions in the server's ctid order.
-    ``directory``: ``data/`` for 3.0.12 with embeddings off, ``data/<version>+embed/``
-    for a server that embeds."""
+    """Write the recording; ``table_order``: message positions in the server's ctid order
+    (``embedding_order``: of its embedding rows). ``directory``: ``data/`` for 3.0.12 with
+    embeddings off, ``data/<version>+embed/`` for a server that embeds."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"corpus-{made.seed:03d}.json"
     record = {
@@ -102,10 +106,17 @@ def save(
         "peers": made.peers,
         "batches": made.batches,
         "table_order": table_order,
+        **({"embedding_order": embedding_order} if embedding_order is not None else {}),
         "queries": [asdict(query) for query in planned],
     }
     path.write_text(json.dumps(record, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     return path
+
+
+def embedding_order(path: Path) -> list[int] | None:
+    """The recorded physical order of the server's embedding rows, if recorded."""
+    order: list[int] | None = json.loads(path.read_text(encoding="utf-8")).get("embedding_order")
+    return order
 
 
 def read(path: Path) -> tuple[Corpus, list[Query], list[int] | None]:

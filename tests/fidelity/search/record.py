@@ -38,6 +38,17 @@ def table_order(url: str, workspace: str, ids: list[str]) -> list[int]:
     return [position[row[0]] for row in query_rows(url, ["w"], [[workspace]], select)]
 
 
+def embedding_order(url: str, workspace: str, ids: list[str]) -> list[int]:
+    """Message positions in the physical order of the server's embedding rows (the
+    semantic leg's scan reads them so: equal distances keep that order into its sort)."""
+    position = {mid: at for at, mid in enumerate(ids)}
+    select = (
+        "SELECT message_id FROM message_embeddings WHERE workspace_name = "
+        "(SELECT w FROM input LIMIT 1) ORDER BY ctid"
+    )
+    return [position[row[0]] for row in query_rows(url, ["w"], [[workspace]], select)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--honcho-url", required=True)
@@ -62,6 +73,11 @@ def main() -> None:
             for query in planned:
                 query.expected = ask(client, workspace, ids, query)
             physical = table_order(args.postgres_url, workspace, ids) if args.postgres_url else None
+            embedded = (
+                embedding_order(args.postgres_url, workspace, ids)
+                if args.postgres_url and args.embed
+                else None
+            )
             mine = fake_answers(made, planned, embed_messages=bool(args.embed), version=args.embed)
             counts = dict.fromkeys(totals, 0)
             by_session = session_order(made)
@@ -79,7 +95,8 @@ def main() -> None:
                     print(f"    real {query.expected}\n    fake {got}")
             for name, value in counts.items():
                 totals[name] += value
-            print(f"corpus {seed}: {counts} -> {save(made, planned, physical, directory)}")
+            saved = save(made, planned, physical, directory, embedded)
+            print(f"corpus {seed}: {counts} -> {saved}")
     print(f"in all: {totals}")
 
 

@@ -72,17 +72,21 @@ def answer(made: Corpus, query: Query, order: list[int], keep: int | None = None
     return [hits[at] for at in top(keys, 2 * query.limit)[: keep or query.limit]]
 
 
-def hybrid(made: Corpus, query: Query, order: list[int]) -> list[int]:
+def hybrid(
+    made: Corpus, query: Query, order: list[int], embedded: list[int] | None = None
+) -> list[int]:
     """The answer of a server that embeds (with the stand-in's embedder), its full-text
-    leg reading messages in ``order``: the semantic list (``2 * limit`` messages, ``4 *``
-    under ``peer_perspective``, which then filters it) fused with ``2 * limit`` full-text
-    rows by reciprocal rank (k = 60; equal scores in first-seen order)."""
+    leg reading messages in ``order`` and its semantic leg their embedding rows in
+    ``embedded`` order (default: as written): the semantic list (``2 * limit`` messages,
+    ``4 *`` under ``peer_perspective``, which then filters it) fused with ``2 * limit``
+    full-text rows by reciprocal rank (k = 60; equal scores in first-seen order)."""
     texts = [text for _, _, text in made.messages()]
     wanted = (4 if (query.filters or {}).get("peer_perspective") else 2) * query.limit
     kept, seen = visible(made, query, perspective=False), visible(made, query)
     embedder = HashedEmbedder()
     target = embedder.encode(query.query)
-    rows = [at for at, text in enumerate(texts) if kept[at] and text.strip()]
+    scan = range(len(texts)) if embedded is None else embedded
+    rows = [at for at in scan if kept[at] and texts[at].strip()]
     distances = [embedder.distance(target, embedder.encode(texts[at])) for at in rows]
     nearest = [rows[at] for at in top(distances, 2 * wanted)][:wanted]
     semantic = [at for at in nearest if seen[at]]
