@@ -20,6 +20,7 @@ gateway's own model validates), so a document passes here exactly when the cast 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -86,8 +87,19 @@ def memory_document_problems(doc: Any) -> list[str]:
         _Document.model_validate(doc)
     except ValidationError as invalid:
         return [
-            f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']} "
+            f"{_where(error['loc'])}: {_INSTANCE_OF.sub('', error['msg'])} "
             f"(got {error.get('input')!r:.60})"
             for error in invalid.errors()
         ]
     return []
+
+
+_INSTANCE_OF = re.compile(r" or instance of \w+")
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """``("facts", 0, "id")`` as ``facts[0].id``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text.lstrip(".")

@@ -503,7 +503,10 @@ def _first_line(text: str) -> str:
 def _verdict(report: pytest.TestReport) -> str:
     if report.failed:
         crash = getattr(report.longrepr, "reprcrash", None)
-        return _first_line(crash.message if crash is not None else str(report.longrepr))
+        if crash is not None:
+            return _first_line(crash.message)
+        errors = [line for line in report.longreprtext.splitlines() if line.startswith("E ")]
+        return _first_line(errors[0] if errors else report.longreprtext)
     if report.skipped and isinstance(report.longrepr, tuple):
         return _first_line(str(report.longrepr[2]))
     return _first_line(str(getattr(report, "wasxfail", "")))
