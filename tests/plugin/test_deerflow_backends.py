@@ -47,26 +47,12 @@ SUITES = """
 import pytest
 
 from contract_tests import Capabilities, MemoryManagerContract
+from contract_tests.examples.honcho import honcho_backend_config as honcho_config
 from deerflow.agents.memory.backends.deermem.deer_mem import DeerMem
 from deerflow.agents.memory.backends.honcho.client import HonchoClient
 from deerflow.agents.memory.backends.honcho.honcho_manager import HonchoMemoryManager
 from deerflow.agents.memory.backends.noop.noop_manager import NoopMemoryManager
 from deerflow.agents.memory.manager import MemoryManager, MemoryManagerError
-
-
-def honcho_config(ctx):
-    config = {
-        "base_url": ctx.target.base_url,
-        "allow_insecure_http": True,
-        "workspace_prefix": f"{ctx.namespace}-",
-        "failure_policy": {"read": ctx.read_policy},
-        "storage_path": ctx.storage_path,
-    }
-    if ctx.target.api_key:
-        config["api_key"] = ctx.target.api_key.get_secret_value()
-    if ctx.context_cap is not None:
-        config["max_injection_chars"] = ctx.context_cap
-    return config
 
 
 def routed(ctx):
