@@ -36,7 +36,7 @@ from fake_honcho.ids import IdFactory, utc_now
 from fake_honcho.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.journal import Journal, JournalMiddleware
 from fake_honcho.persistence import StateFile
-from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings
+from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings, Nearness
 from fake_honcho.server import serve_in_thread
 from fake_honcho.state import Store
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
@@ -113,6 +113,7 @@ class FakeHoncho:
         self.keyring = Keyring(api_key, self.store) if api_key is not None else None
         self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
         self.embedder: Embedder = resolve_embedder(embedder)
+        self.nearness = Nearness(self.embedder)  # conclusions are embedded whatever the setting
         self.embeddings: MessageEmbeddings | None = (
             MessageEmbeddings(self.store, self.embedder, embedding_mode) if embed_messages else None
         )

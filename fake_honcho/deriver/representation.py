@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from fake_honcho.deriver.conclusions import recency_key
 from fake_honcho.search import terms
+from fake_honcho.search.semantic import Nearness
 from fake_honcho.state import Row
 
 DEFAULT_MAX_CONCLUSIONS = 100
@@ -42,8 +43,9 @@ def lexical_score(query: str, text: str, ignore: frozenset[str] = frozenset()) -
     return len(wanted & set(terms(text))) / len(wanted)
 
 
-def select(rows: Sequence[Row], selection: Selection) -> list[Row]:
-    """The conclusions a representation shows, oldest first."""
+def select(rows: Sequence[Row], selection: Selection, nearness: Nearness) -> list[Row]:
+    """The conclusions a representation shows, oldest first (``search_query``: the
+    ``search_top_k`` nearest by embedding, within ``search_max_distance``)."""
     if selection.sessions is not None:
         allowed = set(selection.sessions)
         rows = [row for row in rows if row.get("session_id") in allowed]
@@ -59,16 +61,10 @@ def select(rows: Sequence[Row], selection: Selection) -> list[Row]:
 
     chosen: dict[str, Row] = {}
     if query:
-        scored = [(lexical_score(query, row["content"]), row) for row in rows]
-        limit = selection.search_max_distance
-        hits = [
-            (points, row)
-            for points, row in scored
-            if points > 0 and (limit is None or 1 - points <= limit)
-        ]
-        hits.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
-        hits.sort(key=lambda pair: pair[0], reverse=True)
-        chosen.update((row["id"], row) for _, row in hits[:searched])
+        hits = nearness.ranked(
+            query, rows, top_k=searched, max_distance=selection.search_max_distance
+        )
+        chosen.update((row["id"], row) for row in hits)
     newest = sorted(rows, key=recency_key, reverse=True)
     if frequent:
         ranked = sorted(newest, key=lambda row: row.get("times_derived", 1), reverse=True)

@@ -21,7 +21,6 @@ from fake_honcho.deriver.context import MAX_TOKENS, charge, fit
 from fake_honcho.deriver.representation import (
     DEFAULT_MAX_CONCLUSIONS,
     Selection,
-    lexical_score,
     render_markdown,
     render_plain,
     select,
@@ -61,6 +60,7 @@ from fake_honcho.resources import (
     get_active_session,
     get_peer,
 )
+from fake_honcho.search.semantic import query_refusal
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature, HonchoVersion, versioned
 
@@ -172,20 +172,21 @@ async def query_conclusions(request: Request) -> Response:
         _conclusion_filters(filters), _filterable(request), dialect_for(fake.version)
     )
     query = strip_nul(body["query"])
-    distance = body.get("distance")
+    refused = query_refusal(query)  # the query is embedded first
+    if refused is not None:
+        raise HonchoError(422, refused)
     with fake.store.lock:
         rows = fake.deriver.conclusions.of_pair(
             request.path_params["workspace_id"], observer, observed
         )
-    scored = [
-        (lexical_score(query, row["content"]), row) for row in rows if matches_all(predicate, row)
-    ]
-    if distance is not None:
-        scored = [(points, row) for points, row in scored if 1 - points <= distance]
-    scored.sort(key=lambda pair: recency_key(pair[1]), reverse=True)
-    scored.sort(key=lambda pair: pair[0], reverse=True)
+    nearest = fake.nearness.ranked(
+        query,
+        [row for row in rows if matches_all(predicate, row)],
+        top_k=body.get("top_k", 10),
+        max_distance=body.get("distance"),
+    )
     show = _shown(request)
-    top = [show(row) for _, row in scored[: body.get("top_k", 10)]]
+    top = [show(row) for row in nearest]
     return respond(request, top, schema="Conclusion", many=True)
 
 
@@ -236,7 +237,7 @@ async def representation(request: Request) -> Response:
     observer = recall.observer if recall else peer_id
     with fake.store.lock:
         rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
-    text = render_markdown(select(rows, selection))
+    text = render_markdown(select(rows, selection, fake.nearness))
     return respond(request, {"representation": text}, schema="RepresentationResponse")
 
 
@@ -283,7 +284,7 @@ async def peer_context(request: Request) -> Response:
     payload = {
         "peer_id": peer_id,
         "target_id": target,
-        "representation": render_markdown(select(rows, selection)),
+        "representation": render_markdown(select(rows, selection, fake.nearness)),
         "peer_card": card,
     }
     return respond(request, payload, schema="PeerContext")
@@ -328,7 +329,7 @@ async def session_context(request: Request) -> Response:
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
-            chosen = select(rows, selection)
+            chosen = select(rows, selection, fake.nearness)
             card = cards.read(fake.store, workspace_id, observer, peer_target)
             if allowlist is not None and fake.version.speaks(Feature.NARROWED_RECALL_HIDES_CARD):
                 card = None  # a card has no per-session provenance

@@ -31,6 +31,7 @@ __all__ = [
     "load_recordings",
     "parse_configuration",
     "recordings_by_version",
+    "replay",
     "run_on_fake",
     "write_recording",
 ]
@@ -189,6 +190,19 @@ def run_on_fake(
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
         return run_script(client, script, workspace_names(FAKE_PREFIX))
+
+
+def replay(recording: Recording) -> list[Difference]:
+    """``recording``'s steps sent to a fresh fake of its version and configuration:
+    every step answered otherwise than the server did."""
+    replayed = run_on_fake(recording.script, recording.version, recording.embed_messages)
+    return differences(
+        recording.script,
+        recording.results,
+        replayed,
+        recording.version,
+        recording.embed_messages,
+    )
 
 
 def write_recording(directory: Path, recording: Recording) -> Path:

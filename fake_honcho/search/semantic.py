@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal, TypeVar
 
 from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
@@ -82,6 +82,35 @@ def reciprocal_rank_fusion(*ranked: Sequence[T], limit: int, k: int = RRF_K) -> 
         for rank, item in enumerate(items, 1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores, key=scores.__getitem__, reverse=True)[:limit]
+
+
+class Nearness:
+    """Texts ranked by embedding distance to a query, as pgvector's ``ORDER BY`` does
+    (conclusion queries, a representation's ``search_query``); each text is embedded
+    once (a bounded cache), as the server stores one vector per conclusion."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._encode = lru_cache(maxsize=16384)(embedder.encode)
+
+    def ranked(
+        self, query: str, rows: Sequence[Row], *, top_k: int, max_distance: float | None = None
+    ) -> list[Row]:
+        """``WHERE distance <= max_distance ORDER BY distance LIMIT top_k`` over ``rows``
+        (their ``content``), equal distances in the rows' order."""
+        if top_k <= 0 or not rows:
+            return []
+        target = self._encode(query)
+        distance = self.embedder.distance
+        keys: list[float] = []
+        kept: list[Row] = []
+        for row in rows:
+            near = distance(target, self._encode(row["content"]))
+            if max_distance is not None and not near <= max_distance:
+                continue
+            keys.append(near if near == near else math.inf)
+            kept.append(row)
+        return [kept[at] for at in first(keys, top_k, min(top_k, len(keys)))] if keys else []
 
 
 @dataclass(slots=True)

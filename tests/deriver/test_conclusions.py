@@ -110,7 +110,7 @@ def test_list_is_newest_first_with_filters_pages_and_reverse(
     assert bad.status_code == 422
 
 
-def test_query_ranks_by_lexical_relevance(
+def test_query_ranks_by_embedding_distance(
     client: httpx.Client, stocked: list[dict[str, Any]]
 ) -> None:
     pair = {"observer": "alice", "observed": "alice"}
@@ -118,10 +118,17 @@ def test_query_ranks_by_lexical_relevance(
     assert [row["content"] for row in hits] == ["alice likes green tea", "alice owns a bike"]
     top = client.post(f"{C}/query", json={"query": "bike", "top_k": 1, "filters": pair}).json()
     assert [row["content"] for row in top] == ["alice owns a bike"]
+    # the shared embedder: 0.557 from "alice likes green tea", 1.003 from "alice owns a bike"
     close = client.post(
-        f"{C}/query", json={"query": "tea", "distance": 0.5, "filters": pair}
+        f"{C}/query", json={"query": "tea", "distance": 0.6, "filters": pair}
     ).json()
     assert [row["content"] for row in close] == ["alice likes green tea"]
+    far = {"query": "tea", "distance": 0.5, "filters": pair}
+    assert client.post(f"{C}/query", json=far).json() == []
+    long = {"query": "tea " * 9000, "filters": pair}
+    assert client.post(f"{C}/query", json=long).json() == {
+        "detail": "Query exceeds maximum token limit of 8192."
+    }
     scoped = {"observer_id": "alice", "observed_id": "alice", "session_id": "s"}
     assert [
         row["content"]

@@ -115,7 +115,9 @@ def test_peer_target_charges_representation_and_card_first(
     world.say("s", "alice", *lines)
     fake.deriver.schedule_dream("ws", "alice", "alice", "card_refresh")
     fake.deriver.run_until_idle()
-    rows = select(fake.deriver.conclusions.of_pair("ws", "alice", "alice"), Selection())
+    rows = select(
+        fake.deriver.conclusions.of_pair("ws", "alice", "alice"), Selection(), fake.nearness
+    )
     card = fake.store.get("peer_cards", ("ws", "alice", "alice"))["peer_card"]
     charged = token_count(render_plain(rows)) + token_count("\n".join(card))
     assert render_plain(rows).startswith("EXPLICIT:\n\n1. [")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_honcho.drift.coercion import COERCION_SCRIPTS
-from fake_honcho.drift.recording import differences, parse_configuration, run_on_fake
+from fake_honcho.drift.recording import parse_configuration, replay
 from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
 
 RECORDINGS = by_name(Path(__file__).with_name("coercion"))
@@ -22,14 +22,7 @@ RECORDINGS = by_name(Path(__file__).with_name("coercion"))
 @pytest.mark.parametrize(("version", "name"), recorded_cases(RECORDINGS))
 def test_the_fake_coerces_as_the_real_server_did(version: str, name: str) -> None:
     recording = RECORDINGS[version][name]
-    replayed = run_on_fake(recording.script, recording.version, recording.embed_messages)
-    found = differences(
-        recording.script,
-        recording.results,
-        replayed,
-        recording.version,
-        recording.embed_messages,
-    )
+    found = replay(recording)
     undeclared = [difference for difference in found if not difference.declared]
     assert not undeclared, (
         f"{len(undeclared)} of {len(recording.results)} differ from {recording.server}\n"

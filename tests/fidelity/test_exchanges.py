@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
 from fake_honcho.divergences import divergence
-from fake_honcho.drift.recording import declared_at, differences, parse_configuration, run_on_fake
+from fake_honcho.drift.recording import declared_at, parse_configuration, replay
 from fake_honcho.drift.scripts import SCRIPTS
 from fake_honcho.versions import VERSIONS
 from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
@@ -30,14 +30,7 @@ def test_fake_answers_as_the_real_server_did(version: str, name: str) -> None:
     """Every exchange equal, except those a register entry declares; and those must still
     differ (a declaration the fake no longer needs is stale)."""
     recording = RECORDINGS[version][name]
-    replayed = run_on_fake(recording.script, recording.version, recording.embed_messages)
-    found = differences(
-        recording.script,
-        recording.results,
-        replayed,
-        recording.version,
-        recording.embed_messages,
-    )
+    found = replay(recording)
     undeclared = [difference for difference in found if not difference.declared]
     assert not undeclared, f"{name}: the fake differs from {recording.server}\n" + "\n".join(
         difference.render() for difference in undeclared
