@@ -264,6 +264,19 @@ def _probe_semantic_tie_order(client: httpx.Client, workspace: str) -> Any:
         time.sleep(0.2)
 
 
+def _probe_embedding_model(client: httpx.Client, workspace: str) -> Any:
+    """Which of three messages sharing no word with "food" is nearest to it?"""
+    texts = ["The train was late again", "My tax forms are due", "Dinner was a delicious curry"]
+    body = {"messages": [{"peer_id": "p", "content": text} for text in texts]}
+    client.post(f"/v3/workspaces/{workspace}/sessions/s/messages", json=body)
+    deadline = time.monotonic() + 5  # the server embeds after answering
+    while True:
+        found = client.post(f"/v3/workspaces/{workspace}/search", json={"query": "food"}).json()
+        if len(found) == len(texts) or time.monotonic() > deadline:
+            return [message["content"] for message in found[:1]]
+        time.sleep(0.2)
+
+
 def _probe_webhooks_order(client: httpx.Client, workspace: str) -> Any:
     client.post("/v3/workspaces", json={"id": workspace})
     for i in range(4):
@@ -708,6 +721,35 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         probe=_probe_semantic_tie_order,
         fake_result=list(range(10)),
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="embedding-model-vectors",
+        kind="not-copied",
+        summary="the fake embeds with a deterministic hashed embedder, not a hosted model: "
+        "texts are near when they share words, not meaning",
+        real=(
+            "a production Honcho embeds with its EMBEDDING model (text-embedding-3-small by "
+            "default): semantic search, conclusion queries and merging follow meaning "
+            '("food" is nearest to "Dinner was a delicious curry")'
+        ),
+        fake=(
+            "fake_honcho.embedding.HashedEmbedder: shared search terms plus a small "
+            "pseudo-random part per text; a real Honcho wired to fake-honcho-llm embeds "
+            "the same vectors and answers exactly as the fake. FakeHoncho(embedder=...) and "
+            "fake-honcho-llm --embedder take a real model's vectors instead"
+        ),
+        reason=(
+            "a hosted model's vectors are neither offline nor free nor reproducible; the kit "
+            "stays dependency-light and exact against the stand-in"
+        ),
+        evidence=(
+            "src/embedding_client.py (the model, cl100k_base, 8,192 tokens); measured: real "
+            "3.0.12 and 3.1 wired to fake-honcho-llm order every search as the fake does "
+            "(tests/fidelity/search/data/*+embed); a hosted model not measured here"
+        ),
+        probe=_probe_embedding_model,
+        fake_result=["My tax forms are due"],
         real_result=UNSTABLE,
     ),
     Divergence(
