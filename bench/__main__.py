@@ -29,6 +29,7 @@ BENCHMARKS = {
     "memory": "bench.memory",
     "suite": "bench.suite_time",
     "plugin": "bench.plugin_cost",
+    "hybrid": "bench.hybrid_search",
 }
 
 

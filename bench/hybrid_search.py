@@ -1,0 +1,142 @@
+"""Benchmark 9: hybrid search (``EMBED_MESSAGES`` on, Honcho's default) and what it costs.
+
+Two fakes hold the same messages through the messages route, one with embeddings on and
+one with them off. The floor is the full-text search of the fake with them off, timed in
+the same run on the same store and queries; the hybrid search adds the semantic leg (every
+message of the workspace ranked by embedding distance) and the fusion. Memory: the traced
+bytes a fake holds per stored message (and searched once, which writes the embeddings),
+embeddings on against off. A dense user-supplied embedder (a 256-dimension function of
+the text) is timed beside the default hashed one.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import struct
+import tracemalloc
+from typing import Any
+
+import httpx
+
+from bench.corpus import TextGenerator, conversation
+from bench.harness import Settings, Timing, latencies
+from bench.report import Table, fmt_bytes, fmt_duration, fmt_ratio, verdict
+from bench.workload import WORKSPACE, check, new_fake, seed_messages, transport_client
+
+MAX_FLOOR_RATIO = 2.0
+MAX_MEDIAN_NS = 10_000_000
+MAX_MEMORY_RATIO = 2.0
+SEARCH_PATH = f"/v3/workspaces/{WORKSPACE}/search"
+DENSE_DIMENSIONS = 256
+
+
+def dense_embedder(text: str) -> list[float]:
+    """A stand-in for a user's model: 256 pseudo-random floats per text."""
+    raw = hashlib.shake_256(text.encode()).digest(DENSE_DIMENSIONS * 2)
+    return [value / 32768 for value in struct.unpack(f"<{DENSE_DIMENSIONS}h", raw)]
+
+
+def _queries(count: int) -> list[dict[str, object]]:
+    text = TextGenerator(seed=29)
+    return [{"query": text.query(), "limit": 10} for _ in range(count)]
+
+
+def _timed(client: httpx.Client, bodies: list[dict[str, object]]) -> Timing:
+    pending = iter(bodies)
+    return latencies(lambda: check(client.post(SEARCH_PATH, json=next(pending))), len(bodies))
+
+
+def _store(contents: tuple[str, ...], **options: Any) -> tuple[Any, httpx.Client]:
+    fake = new_fake(**options)
+    client = transport_client(fake)
+    seed_messages(client, WORKSPACE, contents)
+    check(client.post(SEARCH_PATH, json={"query": "warm", "limit": 1}))  # index, embed
+    return fake, client
+
+
+def _search_rows(table: Table, size: int, contents: tuple[str, ...], count: int) -> None:
+    queries = _queries(count)
+    timings: dict[str, Timing] = {}
+    for label, options in (
+        ("full text (floor)", {"embed_messages": False}),
+        ("hybrid", {}),
+        ("hybrid, dense embedder", {"embedder": dense_embedder}),
+    ):
+        if label.endswith("dense embedder") and size > 10_000:
+            continue  # its pure-Python distances make the largest store minutes long
+        fake, client = _store(contents[:size], **options)
+        try:
+            _timed(client, queries[:10])  # warm-up
+            timings[label] = _timed(client, queries)
+        finally:
+            client.close()
+            fake.close()
+    floor = timings["full text (floor)"].median
+    for label, timing in timings.items():
+        ratio = timing.median / floor
+        if label == "hybrid":
+            target = f"≤ {MAX_FLOOR_RATIO:.0f}x floor" if size <= 1_000 else "≤ 10 ms"
+            met = ratio <= MAX_FLOOR_RATIO if size <= 1_000 else timing.median <= MAX_MEDIAN_NS
+        else:
+            target, met = "-", None
+        table.add(
+            f"{size:,}",
+            label,
+            fmt_duration(timing.median),
+            fmt_duration(timing.cpu_median),
+            fmt_ratio(ratio),
+            target,
+            verdict(met),
+        )
+
+
+def _traced_per_message(contents: tuple[str, ...], **options: Any) -> float:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fake, client = _store(contents, **options)
+        try:
+            gc.collect()
+            return tracemalloc.get_traced_memory()[0] / len(contents)
+        finally:
+            client.close()
+            fake.close()
+    finally:
+        tracemalloc.stop()
+
+
+def run(settings: Settings) -> list[Table]:
+    sizes = (1_000, 10_000) if settings.quick else (1_000, 100_000)
+    contents = conversation(sizes[-1])
+    count = 40 if settings.quick else 200
+    table = Table(
+        "9. Hybrid search (embeddings on) against the same-run full-text floor",
+        ["stored messages", "search", "median", "CPU median", "vs floor", "target", "result"],
+    )
+    for size in sizes:
+        _search_rows(table, size, contents, count)
+    weighed = contents[: 2_000 if settings.quick else 10_000]
+    off = _traced_per_message(weighed, embed_messages=False)
+    on = _traced_per_message(weighed)
+    table.add(
+        f"{len(weighed):,}",
+        "memory per message, on / off",
+        f"{fmt_bytes(on)} / {fmt_bytes(off)}",
+        "-",
+        fmt_ratio(on / off),
+        f"≤ {MAX_MEMORY_RATIO:.0f}x",
+        verdict(on / off <= MAX_MEMORY_RATIO),
+    )
+    table.notes += [
+        f"{count} queries of 1-3 content words, limit 10, over one workspace; through "
+        "fake.transport(). The floor: the same queries on a fake with embeddings off.",
+        "The dense embedder row (256 pseudo-random floats per text, as a small model "
+        "gives) shows what a user-supplied model costs; its vectors are computed once "
+        "per message, its distances in pure Python.",
+        "Memory: tracemalloc's traced bytes per stored message (store, indexes, journal, "
+        "embeddings), one search after the writes.",
+    ]
+    if settings.quick:
+        table.notes.append("Quick mode: 10,000 messages instead of 100,000.")
+    return [table]
