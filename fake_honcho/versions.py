@@ -60,6 +60,10 @@ class Feature(enum.StrEnum):
     naming them, sorted (3.0.12: 500, or pydantic's text, or a 404)."""
     WORKSPACE_CHAT = "workspace-chat"
     """``POST /v3/workspaces/{w}/chat``: the dialectic over the whole workspace."""
+    OWN_PERSPECTIVE = "own-perspective"
+    """A peer key reading a session's context through membership reads from its own
+    perspective only: ``peer_perspective`` (or, without it, ``peer_target``) must be its
+    peer (401 otherwise; 3.0.12 answers any perspective)."""
     # 3.2 (main + pull requests 931 and 952, plus what today's SDKs parse)
     CONCLUSION_GET = "conclusion-get"
     """``GET /v3/workspaces/{w}/conclusions/{id}`` (3.0.12 answers 405: only DELETE)."""
@@ -142,6 +146,7 @@ V3_1 = V3_0_12.then(
             Feature.STRICT_FILTERS,
             Feature.PEER_NAME_422,
             Feature.WORKSPACE_CHAT,
+            Feature.OWN_PERSPECTIVE,
         }
     ),
 )

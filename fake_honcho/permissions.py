@@ -1,0 +1,182 @@
+"""Who may call each route: Honcho's ``require_auth(...)`` declarations, per route.
+
+Each route module declares its route's rule where the route lives, as
+``guarded(SESSION_READ, Route(...))``, after the ``require_auth`` arguments the real
+router gives it (``src/routers/*.py``):
+
+- :data:`ADMIN_ONLY`: ``require_auth(admin=True)``, an admin key only;
+- :data:`IN_WORKSPACE`: ``require_auth(workspace_name=...)``: a key of that workspace (or
+  an admin's); a peer or session key is refused;
+- :data:`OWN_PEER`: plus ``peer_name``: a workspace key, or that peer's key;
+- :data:`OWN_SESSION`: plus ``session_name``: a workspace key, or that session's key;
+- :data:`SESSION_READ`: plus ``allow_member_read``: also the key of a peer that is an
+  active member of the session;
+- :data:`BY_BODY`: ``require_auth()``: any valid key gets in and the handler authorises
+  against its body (get-or-create of workspaces, peers and sessions).
+
+Whatever a handler checks beyond the rule (a body's ids, a peer key's own perspective)
+is listed in ``checks``, each with the feature of the version that added it; the
+auth layer (:mod:`fake_honcho.auth`) applies the rule, the handler its checks. The
+table in ``docs/permissions.md`` is generated from these declarations
+(``python -m fake_honcho.permissions``), and a test holds it equal.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from typing import Any
+
+from starlette.routing import BaseRoute
+
+from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
+
+__all__ = [
+    "ADMIN_ONLY",
+    "BY_BODY",
+    "IN_WORKSPACE",
+    "OWN_PEER",
+    "OWN_SESSION",
+    "SESSION_READ",
+    "Check",
+    "Rule",
+    "guarded",
+    "render_markdown",
+    "rule_of",
+]
+
+
+@dataclass(frozen=True)
+class Check:
+    """What a handler checks against the key beyond its route's rule."""
+
+    text: str
+    since: Feature | None = None
+
+    def applies_to(self, version: HonchoVersion) -> bool:
+        return self.since is None or version.speaks(self.since)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One route's ``require_auth`` arguments (path parameters named ``workspace_id``,
+    ``peer_id``, ``session_id``) and the checks its handler adds."""
+
+    admin: bool = False
+    workspace: bool = False
+    peer: bool = False
+    session: bool = False
+    member_read: bool = False
+    checks: tuple[Check, ...] = ()
+
+    def checking(self, *checks: Check) -> Rule:
+        """This rule with the handler's ``checks`` added."""
+        return replace(self, checks=self.checks + checks)
+
+    def cells(self, version: HonchoVersion) -> tuple[str, str, str, str]:
+        """What the admin, a workspace key, a peer key and a session key may do here."""
+        if self.admin:
+            return ("yes", "no", "no", "no")
+        if not (self.workspace or self.peer or self.session):
+            return ("yes", "body", "body", "body")
+        workspace = "own" if self.workspace else "yes"
+        peer = "own" if self.peer else "member" if self.member_read else "no"
+        session = "own" if self.session else "no"
+        if self.checks_at(version):
+            peer = peer + "*" if peer != "no" else peer
+        return ("yes", workspace, peer, session)
+
+    def checks_at(self, version: HonchoVersion) -> list[Check]:
+        return [check for check in self.checks if check.applies_to(version)]
+
+
+ADMIN_ONLY = Rule(admin=True)
+IN_WORKSPACE = Rule(workspace=True)
+OWN_PEER = Rule(workspace=True, peer=True)
+OWN_SESSION = Rule(workspace=True, session=True)
+SESSION_READ = Rule(workspace=True, session=True, member_read=True)
+BY_BODY = Rule()
+
+_RULE_ATTRIBUTE = "honcho_rule"
+
+
+def guarded(rule: Rule, route: BaseRoute) -> BaseRoute:
+    """Declare ``rule`` for ``route`` (returns the route)."""
+    setattr(route, _RULE_ATTRIBUTE, rule)
+    return route
+
+
+def rule_of(route: Any) -> Rule | None:
+    """The rule :func:`guarded` declared for ``route``; None for an unguarded route."""
+    found = getattr(route, _RULE_ATTRIBUTE, None)
+    return found if isinstance(found, Rule) else None
+
+
+_LEGEND = """\
+Generated from the route declarations (`fake_honcho/permissions.py`,
+`python -m fake_honcho.permissions`); a test keeps it in step. Each cell says what a kind
+of key may do on the route, as Honcho's `require_auth` declares it, on a fake or a real
+server with auth on:
+
+- **yes**: any key of that kind; **no**: refused with 401
+  `JWT not permissioned for this resource` (`Resource requires admin privileges` on an
+  admin route);
+- **own**: a key of the route's workspace / peer / session (a workspace key of another
+  workspace, a key of another peer or session is refused);
+- **member**: a peer key whose peer is an active member of the route's session (read routes);
+- **body**: any valid key gets in, and the handler checks the key against the body
+  (see *checks*);
+- **\\***: the handler checks more (see *checks*), from the version named.
+
+Keys are the claims of an HS256 JWT: a workspace key carries `w`, a peer key `w` and
+`p`, a session key `w` and `s`, the admin key `ad`. Before any rule: no `Bearer` key is
+`No access token provided`; a key that does not verify, or carries `exp`, is
+`Invalid JWT`; a peer or session key without `w` is
+`Invalid JWT scope: peer/session token missing workspace` (all 401).
+"""
+
+
+def render_markdown() -> str:
+    """The permission table page (``docs/permissions.md``)."""
+    from fake_honcho.app import collect_routes
+
+    newest = list(VERSIONS.values())[-1]
+    first = {
+        id(route): name
+        for name in reversed(VERSIONS)
+        for route in collect_routes(name)
+        if rule_of(route) is not None
+    }
+    lines = ["# Who may call each route", "", _LEGEND]
+    lines += [
+        "| route | since | admin | workspace key | peer key | session key | checks |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for route in collect_routes(newest):
+        rule = rule_of(route)
+        if rule is None or not getattr(route, "include_in_schema", True):
+            continue
+        methods = ",".join(sorted(getattr(route, "methods", set()) - {"HEAD"}))
+        checks = "; ".join(
+            f"{check.text} ({check.since_text})" if check.since else check.text
+            for check in map(_Described, rule.checks)
+        )
+        cells = " | ".join(rule.cells(newest))
+        path = getattr(route, "path", "")
+        lines.append(f"| `{methods} {path}` | {first[id(route)]} | {cells} | {checks} |")
+    return "\n".join(lines) + "\n"
+
+
+class _Described:
+    """A check as the table writes it: its text, and the first version with it."""
+
+    def __init__(self, check: Check) -> None:
+        self.text = check.text
+        self.since = check.since
+        self.since_text = next(
+            (name for name, version in VERSIONS.items() if check.applies_to(version)), ""
+        )
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render_markdown())
