@@ -331,6 +331,7 @@ def _bearer_token(scope: Scope) -> str | None:
     for name, value in scope["headers"]:
         if name == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
             return token if scheme.lower() == "bearer" and token else None
     return None
 

@@ -49,7 +49,9 @@ class Feature(enum.StrEnum):
     CONTEXT_SESSIONS = "context-sessions"
     """``scope`` and ``sessions`` on the session context query, with their 422 rules (3.0.12
     ignores ``sessions``); session allowlists (also ``filters.session_id`` on the recall
-    routes) take valid session ids only."""
+    routes) take valid session ids only. With auth on, a peer key reading a session's context
+    as a member reads from its own perspective only (``peer_perspective``, else
+    ``peer_target``, must be its peer) and names only its peer's sessions."""
     NARROWED_RECALL_HIDES_CARD = "narrowed-recall-hides-card"
     """Session context answers ``peer_card: null`` whenever recall is narrowed."""
     STRICT_FILTERS = "strict-filters"
@@ -60,10 +62,6 @@ class Feature(enum.StrEnum):
     naming them, sorted (3.0.12: 500, or pydantic's text, or a 404)."""
     WORKSPACE_CHAT = "workspace-chat"
     """``POST /v3/workspaces/{w}/chat``: the dialectic over the whole workspace."""
-    OWN_PERSPECTIVE = "own-perspective"
-    """A peer key reading a session's context through membership reads from its own
-    perspective only: ``peer_perspective`` (or, without it, ``peer_target``) must be its
-    peer (401 otherwise; 3.0.12 answers any perspective)."""
     # 3.2 (main + pull requests 931 and 952, plus what today's SDKs parse)
     CONCLUSION_GET = "conclusion-get"
     """``GET /v3/workspaces/{w}/conclusions/{id}`` (3.0.12 answers 405: only DELETE)."""
@@ -146,7 +144,6 @@ V3_1 = V3_0_12.then(
             Feature.STRICT_FILTERS,
             Feature.PEER_NAME_422,
             Feature.WORKSPACE_CHAT,
-            Feature.OWN_PERSPECTIVE,
         }
     ),
 )

@@ -320,7 +320,7 @@ async def session_context(request: Request) -> Response:
         else None
     )
     allowlist = _context_allowlist(request, session_id, peer_target, limit_to_session)
-    if peer_target and fake.version.speaks(Feature.OWN_PERSPECTIVE):
+    if peer_target and fake.version.speaks(Feature.CONTEXT_SESSIONS):
         require_own_peer(request, peer_perspective or peer_target)
     with fake.store.lock:
         messages = message_index(fake.store).session_messages(workspace_id, session_id)
@@ -586,7 +586,7 @@ SESSION_CONTEXT = SESSION_READ.checking(
     ),
     Check(
         "a peer key reads from its own perspective only (`peer_perspective`, else `peer_target`)",
-        since=Feature.OWN_PERSPECTIVE,
+        since=Feature.CONTEXT_SESSIONS,
     ),
 )
 
