@@ -70,6 +70,7 @@ SCOPE_WITHOUT_WORKSPACE_TOKEN = "Invalid JWT scope: peer/session token missing w
 ADMIN_ONLY = "Resource requires admin privileges"
 NOT_PERMITTED = "JWT not permissioned for this resource"
 UNAUTHORIZED = "Unauthorized access to resource"
+UNEXPECTED = "An unexpected error occurred"
 CLAIMS_KEY = "fake_honcho.claims"
 """ASGI scope key: the request key's :class:`Claims` (absent with auth off)."""
 
@@ -106,20 +107,24 @@ ADMIN_CLAIMS = Claims(admin=True)
 
 
 class KeyRefused(Exception):
-    """A key the server refuses, with Honcho's 401 detail."""
+    """A key the server refuses, with Honcho's status and detail."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, status: int = 401) -> None:
         super().__init__(detail)
         self.detail = detail
+        self.status = status
 
 
 def _check_claims(payload: Mapping[str, Any]) -> Claims:
     """``verify_jwt`` after the signature: ``exp``, then the scope's workspace."""
     if payload.get("exp"):
-        # PyJWT let it through, so it is a number in the future; Honcho then parses it
-        # as an ISO string and fails with a 500 (register: real-numeric-exp-500). The
-        # fake refuses it as the invalid token Honcho cannot read.
-        raise KeyRefused(INVALID_TOKEN)
+        # A JWT's exp PyJWT let through is a number in the future; Honcho then parses it
+        # as an ISO string, and the TypeError is its generic 500 (measured on 3.0.12 and
+        # 3.1: tests/fidelity/auth). An opaque key minted with an expiry has an ISO one,
+        # which PyJWT would have refused.
+        if isinstance(payload["exp"], str):
+            raise KeyRefused(INVALID_TOKEN)
+        raise KeyRefused(UNEXPECTED, status=500)
     claims = Claims.of_payload(payload)
     if (claims.peer or claims.session) and not claims.workspace:
         raise KeyRefused(SCOPE_WITHOUT_WORKSPACE_TOKEN)
@@ -392,27 +397,28 @@ class AuthMiddleware:
             await self.app(scope, receive, send)  # the app's own 404 / 405
             return
         route, params = found
-        detail = self._refusal(scope, route, params)
-        if detail is None:
+        refused = self._refusal(scope, route, params)
+        if refused is None:
             await self.app(scope, receive, send)
             return
         error = _undecodable_body(scope, route)
         if error is not None:
             await _answer(send, error.status, error.detail)
         else:
-            await _answer(send, 401, detail)
+            await _answer(send, refused.status, refused.detail)
 
-    def _refusal(self, scope: Scope, route: Route, params: Mapping[str, str]) -> str | None:
+    def _refusal(self, scope: Scope, route: Route, params: Mapping[str, str]) -> KeyRefused | None:
         token = _bearer_token(scope)
         if token is None:
-            return NO_TOKEN
+            return KeyRefused(NO_TOKEN)
         try:
             claims = self.keyring.claims(token)
         except KeyRefused as refused:
-            return refused.detail
+            return refused
         scope[CLAIMS_KEY] = claims
         rule = self.overrides.get(f"{scope['method']} {route.path}") or rule_of(route)
-        return None if rule is None else authorise(rule, claims, params, self.member)
+        detail = None if rule is None else authorise(rule, claims, params, self.member)
+        return None if detail is None else KeyRefused(detail)
 
     def _route(self, scope: Scope) -> tuple[Route, Mapping[str, str]] | None:
         """The fully matching route and its path parameters (routing runs before auth)."""
