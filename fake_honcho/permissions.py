@@ -73,21 +73,16 @@ class Rule:
         """This rule with the handler's ``checks`` added."""
         return replace(self, checks=self.checks + checks)
 
-    def cells(self, version: HonchoVersion) -> tuple[str, str, str, str]:
+    def cells(self) -> tuple[str, str, str, str]:
         """What the admin, a workspace key, a peer key and a session key may do here."""
         if self.admin:
             return ("yes", "no", "no", "no")
         if not (self.workspace or self.peer or self.session):
             return ("yes", "body", "body", "body")
-        workspace = "own" if self.workspace else "yes"
         peer = "own" if self.peer else "member" if self.member_read else "no"
-        session = "own" if self.session else "no"
-        if self.checks_at(version):
-            peer = peer + "*" if peer != "no" else peer
-        return ("yes", workspace, peer, session)
-
-    def checks_at(self, version: HonchoVersion) -> list[Check]:
-        return [check for check in self.checks if check.applies_to(version)]
+        if self.checks and peer != "no":
+            peer += "*"
+        return ("yes", "own", peer, "own" if self.session else "no")
 
 
 ADMIN_ONLY = Rule(admin=True)
@@ -126,13 +121,16 @@ server with auth on:
 - **member**: a peer key whose peer is an active member of the route's session (read routes);
 - **body**: any valid key gets in, and the handler checks the key against the body
   (see *checks*);
-- **\\***: the handler checks more (see *checks*), from the version named.
+- **\\***: the handler checks more (see *checks*);
+- the `/_fake/*` routes are the fake's own (admin only).
 
 Keys are the claims of an HS256 JWT: a workspace key carries `w`, a peer key `w` and
 `p`, a session key `w` and `s`, the admin key `ad`. Before any rule: no `Bearer` key is
-`No access token provided`; a key that does not verify, or carries `exp`, is
+`No access token provided`; a key that does not verify, or carries `exp` (Honcho writes
+it as an ISO string, which PyJWT refuses; a number in the past is expired), is
 `Invalid JWT`; a peer or session key without `w` is
-`Invalid JWT scope: peer/session token missing workspace` (all 401).
+`Invalid JWT scope: peer/session token missing workspace` (all 401). A numeric `exp` in
+the future is Honcho's 500 `An unexpected error occurred`.
 """
 
 
@@ -140,43 +138,40 @@ def render_markdown() -> str:
     """The permission table page (``docs/permissions.md``)."""
     from fake_honcho.app import collect_routes
 
-    newest = list(VERSIONS.values())[-1]
-    first = {
-        id(route): name
-        for name in reversed(VERSIONS)
-        for route in collect_routes(name)
-        if rule_of(route) is not None
-    }
+    first: dict[tuple[str, str], str] = {}
+    for name in VERSIONS:
+        for route in collect_routes(name):
+            for method in getattr(route, "methods", set()) - {"HEAD"}:
+                first.setdefault((method, getattr(route, "path", "")), name)
+    rows = []
+    for route in collect_routes(list(VERSIONS.values())[-1]):
+        rule = rule_of(route)
+        if rule is None or not getattr(route, "include_in_schema", True):
+            continue
+        path = getattr(route, "path", "")
+        for method in sorted(getattr(route, "methods", set()) - {"HEAD"}):
+            checks = "; ".join(
+                check.text + (f" (from {_first_with(check)})" if check.since else "")
+                for check in rule.checks
+            )
+            cells = " | ".join(rule.cells())
+            row = f"| `{method} {path}` | {first[method, path]} | {cells} | {checks} |"
+            rows.append((path.startswith("/_fake"), path, method, row))
     lines = ["# Who may call each route", "", _LEGEND]
     lines += [
         "| route | since | admin | workspace key | peer key | session key | checks |",
         "|---|---|---|---|---|---|---|",
+        *(row for *_, row in sorted(rows)),
     ]
-    for route in collect_routes(newest):
-        rule = rule_of(route)
-        if rule is None or not getattr(route, "include_in_schema", True):
-            continue
-        methods = ",".join(sorted(getattr(route, "methods", set()) - {"HEAD"}))
-        checks = "; ".join(
-            f"{check.text} ({check.since_text})" if check.since else check.text
-            for check in map(_Described, rule.checks)
-        )
-        cells = " | ".join(rule.cells(newest))
-        path = getattr(route, "path", "")
-        lines.append(f"| `{methods} {path}` | {first[id(route)]} | {cells} | {checks} |")
     return "\n".join(lines) + "\n"
 
 
-class _Described:
-    """A check as the table writes it: its text, and the first version with it."""
-
-    def __init__(self, check: Check) -> None:
-        self.text = check.text
-        self.since = check.since
-        self.since_text = next(
-            (name for name, version in VERSIONS.items() if check.applies_to(version)), ""
-        )
+def _first_with(check: Check) -> str:
+    return next(name for name, version in VERSIONS.items() if check.applies_to(version))
 
 
 if __name__ == "__main__":
-    sys.stdout.write(render_markdown())
+    # the route modules declare rules of the imported module, not of this __main__ copy
+    from fake_honcho import permissions
+
+    sys.stdout.write(permissions.render_markdown())
