@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
-from typing import Any
 
 from starlette.routing import BaseRoute
 
@@ -92,19 +91,16 @@ OWN_SESSION = Rule(workspace=True, session=True)
 SESSION_READ = Rule(workspace=True, session=True, member_read=True)
 BY_BODY = Rule()
 
-_RULE_ATTRIBUTE = "honcho_rule"
-
-
 def guarded(rule: Rule, route: BaseRoute) -> BaseRoute:
     """Declare ``rule`` for ``route`` (returns the route)."""
-    setattr(route, _RULE_ATTRIBUTE, rule)
+    route.honcho_rule = rule  # type: ignore[attr-defined]
     return route
 
 
-def rule_of(route: Any) -> Rule | None:
+def rule_of(route: BaseRoute) -> Rule | None:
     """The rule :func:`guarded` declared for ``route``; None for an unguarded route."""
-    found = getattr(route, _RULE_ATTRIBUTE, None)
-    return found if isinstance(found, Rule) else None
+    rule: Rule | None = getattr(route, "honcho_rule", None)
+    return rule
 
 
 _LEGEND = """\
