@@ -9,8 +9,8 @@ Each contract test carries its clause (:func:`clause`); the plugin collects one
 
 Levels: ``none`` (a base clause failed: a host call breaks, or the requests never reached
 the target), ``base`` (every base clause holds), ``full`` (and every clause of every
-declared capability was judged and holds). A clause of an undeclared capability is
-``not declared``, never a failure.
+declared capability was judged and holds; an xfail does not hold). A clause of an
+undeclared capability is ``not declared``, never a failure.
 
 This module imports nothing heavy: the plugin loads it in every run.
 """
@@ -143,7 +143,7 @@ class BackendReport:
         ]
         if any(r.outcome in ("fail", "not judged") for r in base):
             return "none"
-        if any(r.outcome in ("fail", "not judged") for r in declared):
+        if any(r.outcome in ("fail", "not judged", "xfail") for r in declared):
             return "base"
         return "full"
 
