@@ -91,6 +91,7 @@ OWN_SESSION = Rule(workspace=True, session=True)
 SESSION_READ = Rule(workspace=True, session=True, member_read=True)
 BY_BODY = Rule()
 
+
 def guarded(rule: Rule, route: BaseRoute) -> BaseRoute:
     """Declare ``rule`` for ``route`` (returns the route)."""
     route.honcho_rule = rule  # type: ignore[attr-defined]
