@@ -29,10 +29,12 @@ import hashlib
 import importlib
 import math
 import struct
+import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import mul
+from itertools import repeat
+from operator import mul, sub, truediv
 from typing import Protocol
 
 from fake_honcho.search import terms
@@ -103,6 +105,10 @@ class HashedEmbedder:
             shared + sum(map(mul, query.dense, item.dense)), query.norm, item.norm
         )
 
+    def scores(self) -> HashedScores:
+        """A whole-workspace scan structure for this embedder's codes."""
+        return HashedScores()
+
     def vector(self, text: str, dimensions: int = DIMENSIONS) -> list[float]:
         code = self.encode(text, dimensions)
         vector = [0.0] * dimensions
@@ -110,6 +116,61 @@ class HashedEmbedder:
             vector[bucket] = float(_TERM_WEIGHT)
         vector[dimensions - _DENSE :] = map(float, code.dense)
         return vector
+
+
+class HashedScores:
+    """Every row's nearness to a query at once, for a whole-workspace scan: the dense
+    tails kept as 32 columns of 16-bit fields (one Python int each, so a query's dot
+    products are 32 multiplications of big ints), the term buckets as postings.
+
+    :meth:`scores` gives ``dot / sqrt(norm)`` per row, which orders rows as the cosine
+    distance does up to rounding; callers confirm the nearest with exact distances.
+    """
+
+    def __init__(self) -> None:
+        self._columns = [array("H") for _ in range(_DENSE)]
+        self._postings: dict[int, array[int]] = {}
+        self._offsets = array("q")  # per row: 15 * sum(dense) + 32 * 15 * 15
+        self._roots = array("d")
+        self._packed: list[int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._roots)
+
+    def add(self, code: HashedCode) -> None:
+        row = len(self._roots)
+        for column, value in zip(self._columns, code.dense, strict=True):
+            column.append(value + _DENSE_RANGE)
+        for bucket in code.buckets:
+            found = self._postings.get(bucket)
+            if found is None:
+                found = self._postings[bucket] = array("I")
+            found.append(row)
+        self._offsets.append(_DENSE_RANGE * sum(code.dense) + _SHIFTED)
+        self._roots.append(math.sqrt(code.norm))
+        self._packed = None
+
+    def scores(self, query: HashedCode) -> list[float]:
+        if self._packed is None:
+            self._packed = [
+                int.from_bytes(column.tobytes(), sys.byteorder) for column in self._columns
+            ]
+        rows = len(self._roots)
+        total = 0
+        for weight, column in zip(query.dense, self._packed, strict=True):
+            # (q + 15)(m + 15) summed over 32 dimensions stays below 2**16: no carries
+            total += (weight + _DENSE_RANGE) * column
+        sums = array("H", total.to_bytes(2 * rows, sys.byteorder))
+        constant = _DENSE_RANGE * sum(query.dense)
+        dots = list(map(sub, map(sub, sums, self._offsets), repeat(constant, rows)))
+        shared = _TERM_WEIGHT * _TERM_WEIGHT
+        for bucket in query.buckets:
+            for row in self._postings.get(bucket, ()):
+                dots[row] += shared
+        return list(map(truediv, dots, self._roots))
+
+
+_SHIFTED = _DENSE * _DENSE_RANGE * _DENSE_RANGE
 
 
 class CallableEmbedder:

@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from heapq import nlargest
 from typing import Any, Literal, TypeVar
 
 from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
@@ -115,16 +116,22 @@ class Nearness:
 
 @dataclass(slots=True)
 class _Embedded:
-    """One message's embedding rows."""
+    """One message's embedding rows (their numbers in the workspace's row list)."""
 
     session_id: str
     peer_id: str | None
-    codes: list[object]
+    rows: list[int]
 
 
 @dataclass
 class _Workspace:
+    """A workspace's embedding rows, in the order they were written."""
+
     messages: dict[str, _Embedded] = field(default_factory=dict)  # by id, in embedding order
+    owners: list[str | None] = field(default_factory=list)  # per row; None once deleted
+    codes: list[object] = field(default_factory=list)
+    scores: Any = None  # the embedder's whole-scan structure, when it has one
+    dead: int = 0
 
 
 class MessageEmbeddings:
@@ -177,15 +184,40 @@ class MessageEmbeddings:
             mid = old["id"]
             self._pending.pop(mid, None)
             space = self._workspaces.get(old["workspace_id"])
-            if space is not None:
-                space.messages.pop(mid, None)
+            gone = space.messages.pop(mid, None) if space is not None else None
+            if space is not None and gone is not None:
+                for row in gone.rows:
+                    space.owners[row] = None
+                space.dead += len(gone.rows)
+                if space.dead > 1000 and space.dead * 2 > len(space.owners):
+                    self._rebuild(old["workspace_id"], space)
+
+    def _rebuild(self, workspace_id: str, space: _Workspace) -> None:
+        """Drop a workspace's deleted rows (the live ones keep their order)."""
+        fresh = self._workspaces[workspace_id] = _Workspace()
+        for mid, embedded in space.messages.items():
+            codes = [space.codes[row] for row in embedded.rows]
+            self._add(fresh, mid, embedded.session_id, embedded.peer_id, codes)
 
     def _embed(self, row: Row) -> None:
         space = self._workspaces.get(row["workspace_id"])
         if space is None:
             space = self._workspaces[row["workspace_id"]] = _Workspace()
         codes = [self.embedder.encode(text) for text in chunks(row["content"])]
-        space.messages[row["id"]] = _Embedded(row["session_id"], row.get("peer_id"), codes)
+        self._add(space, row["id"], row["session_id"], row.get("peer_id"), codes)
+
+    def _add(
+        self, space: _Workspace, mid: str, session: str, peer: str | None, codes: list[object]
+    ) -> None:
+        if space.scores is None and hasattr(self.embedder, "scores"):
+            space.scores = self.embedder.scores()
+        start = len(space.owners)
+        space.owners.extend([mid] * len(codes))
+        space.codes.extend(codes)
+        if space.scores is not None:
+            for code in codes:
+                space.scores.add(code)
+        space.messages[mid] = _Embedded(session, peer, list(range(start, len(space.owners))))
 
     def nearest(
         self,
@@ -205,26 +237,79 @@ class MessageEmbeddings:
             if space is None or limit <= 0:
                 return []
             target = self.embedder.encode(query)
-            distance = self.embedder.distance
-            get = self.store.get
-            keys: list[float] = []  # the rows' distances, in the order the scan reads them
-            owners: list[str] = []
-            for mid, embedded in space.messages.items():
-                if (session_id is not None and embedded.session_id != session_id) or (
-                    peer_id is not None and embedded.peer_id != peer_id
-                ):
-                    continue
-                if where is not None:
-                    row = get("messages", mid)
-                    if row is None or not where(row):
-                        continue
-                for code in embedded.codes:
-                    near = distance(target, code)
-                    # NaN (a zero vector) sorts after every distance, as in PostgreSQL.
-                    keys.append(near if near == near else math.inf)
-                    owners.append(mid)
+            rows = None
+            if session_id is None and peer_id is None and where is None:
+                rows = self._nearest_rows(space, target, 2 * limit)
+            if rows is None:
+                rows = self._every_row_sorted(space, target, 2 * limit, session_id, peer_id, where)
             seen: dict[str, None] = {}
-            for at in first(keys, 2 * limit, min(2 * limit, len(keys))):
-                seen.setdefault(owners[at])
-            found = (get("messages", mid) for mid in list(seen)[:limit])
+            for row in rows:
+                owner = space.owners[row]
+                if owner is not None:
+                    seen.setdefault(owner)
+            found = (self.store.get("messages", mid) for mid in list(seen)[:limit])
             return [row for row in found if row is not None]
+
+    def _every_row_sorted(
+        self,
+        space: _Workspace,
+        target: object,
+        count: int,
+        session_id: str | None,
+        peer_id: str | None,
+        where: Callable[[Row], bool] | None,
+    ) -> list[int]:
+        """``ORDER BY distance LIMIT count`` over the rows the scope and filters keep,
+        read in the order they were written (ties: PostgreSQL's sort, replayed)."""
+        distance = self.embedder.distance
+        get = self.store.get
+        keys: list[float] = []  # the rows' distances, in the order the scan reads them
+        rows: list[int] = []
+        for mid, embedded in space.messages.items():
+            if (session_id is not None and embedded.session_id != session_id) or (
+                peer_id is not None and embedded.peer_id != peer_id
+            ):
+                continue
+            if where is not None:
+                message = get("messages", mid)
+                if message is None or not where(message):
+                    continue
+            for row in embedded.rows:
+                keys.append(_sortable(distance(target, space.codes[row])))
+                rows.append(row)
+        rows_in_order = sorted(range(len(rows)), key=rows.__getitem__)
+        keys = [keys[at] for at in rows_in_order]
+        rows = [rows[at] for at in rows_in_order]
+        return [rows[at] for at in first(keys, count, min(count, len(keys)))] if keys else []
+
+    def _nearest_rows(self, space: _Workspace, target: object, count: int) -> list[int] | None:
+        """The workspace's ``count`` nearest rows from its whole-scan scores, confirmed by
+        exact distances; None (the caller sorts every row) when the embedder has no such
+        scan or two of the nearest tie exactly (the sort's tie order then needs all rows)."""
+        if space.scores is None:
+            return None
+        scores = space.scores.scores(target)
+        live = len(space.owners) - space.dead
+        wanted = min(count, live)
+        if wanted == 0:
+            return []
+        owners = space.owners
+        ranked = nlargest(2 * wanted + space.dead + 1, range(len(scores)), key=scores.__getitem__)
+        ranked = [row for row in ranked if owners[row] is not None]
+        if len(ranked) < live:  # the rows left out must be clearly farther than the kept
+            edge = scores[ranked[wanted - 1]]
+            if not scores[ranked[-1]] < edge - 1e-9 * abs(edge):
+                return None
+            ranked = [row for row in ranked if scores[row] >= edge - 1e-9 * abs(edge)]
+        distance = self.embedder.distance
+        exact = {row: _sortable(distance(target, space.codes[row])) for row in ranked}
+        ordered = sorted(ranked, key=exact.__getitem__)
+        head = [exact[row] for row in ordered[: wanted + 1]]
+        if len(set(head)) < len(head):  # a tie among the nearest, or at the cut
+            return None
+        return ordered[:wanted]
+
+
+def _sortable(distance: float) -> float:
+    """NaN (a zero vector) sorts after every distance, as in PostgreSQL."""
+    return distance if distance == distance else math.inf
