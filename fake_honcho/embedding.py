@@ -120,19 +120,22 @@ class HashedEmbedder:
 
 class HashedScores:
     """Every row's nearness to a query at once, for a whole-workspace scan: the dense
-    tails kept as 32 columns of 16-bit fields (one Python int each, so a query's dot
-    products are 32 multiplications of big ints), the term buckets as postings.
+    tails kept as 32 columns of 32-bit fields (one Python int each, so a query's dot
+    products are 32 multiplications of big ints, in C), the term buckets as postings.
 
     :meth:`scores` gives ``dot / sqrt(norm)`` per row, which orders rows as the cosine
     distance does up to rounding; callers confirm the nearest with exact distances.
+    Each field holds a tail value plus 15 (never negative, so no field borrows from the
+    next); a per-row base, packed the same way, takes the offsets back out and adds
+    :data:`_BIAS`, which keeps every field's sum positive.
     """
 
     def __init__(self) -> None:
-        self._columns = [array("H") for _ in range(_DENSE)]
+        self._columns = [array("I") for _ in range(_DENSE)]
+        self._bases = array("I")  # per row: _BIAS - 15 * sum(dense) - 32 * 15 * 15
         self._postings: dict[int, array[int]] = {}
-        self._offsets = array("q")  # per row: 15 * sum(dense) + 32 * 15 * 15
         self._roots = array("d")
-        self._packed: list[int] | None = None
+        self._packed: tuple[list[int], int, int] | None = None
 
     def __len__(self) -> int:
         return len(self._roots)
@@ -146,23 +149,27 @@ class HashedScores:
             if found is None:
                 found = self._postings[bucket] = array("I")
             found.append(row)
-        self._offsets.append(_DENSE_RANGE * sum(code.dense) + _SHIFTED)
+        self._bases.append(_BIAS - _DENSE_RANGE * sum(code.dense) - _SHIFTED)
         self._roots.append(math.sqrt(code.norm))
         self._packed = None
 
+    def _pack(self) -> tuple[list[int], int, int]:
+        def packed(values: array[int]) -> int:
+            return int.from_bytes(values.tobytes(), sys.byteorder)
+
+        ones = packed(array("I", [1]) * len(self))
+        return [packed(column) for column in self._columns], packed(self._bases), ones
+
     def scores(self, query: HashedCode) -> list[float]:
         if self._packed is None:
-            self._packed = [
-                int.from_bytes(column.tobytes(), sys.byteorder) for column in self._columns
-            ]
+            self._packed = self._pack()
+        columns, total, ones = self._packed
         rows = len(self._roots)
-        total = 0
-        for weight, column in zip(query.dense, self._packed, strict=True):
-            # (q + 15)(m + 15) summed over 32 dimensions stays below 2**16: no carries
+        for weight, column in zip(query.dense, columns, strict=True):
             total += (weight + _DENSE_RANGE) * column
-        sums = array("H", total.to_bytes(2 * rows, sys.byteorder))
-        constant = _DENSE_RANGE * sum(query.dense)
-        dots = list(map(sub, map(sub, sums, self._offsets), repeat(constant, rows)))
+        # each field: dot + _BIAS (the query's own offset taken out of every row at once)
+        total -= _DENSE_RANGE * sum(query.dense) * ones
+        dots = list(map(sub, array("I", total.to_bytes(4 * rows, sys.byteorder)), repeat(_BIAS)))
         shared = _TERM_WEIGHT * _TERM_WEIGHT
         for bucket in query.buckets:
             for row in self._postings.get(bucket, ()):
@@ -170,6 +177,7 @@ class HashedScores:
         return list(map(truediv, dots, self._roots))
 
 
+_BIAS = 1 << 20
 _SHIFTED = _DENSE * _DENSE_RANGE * _DENSE_RANGE
 
 

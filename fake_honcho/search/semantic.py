@@ -26,6 +26,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from heapq import nlargest
+from itertools import compress, repeat
+from operator import ge
 from typing import Any, Literal, TypeVar
 
 from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
@@ -294,13 +296,14 @@ class MessageEmbeddings:
         if wanted == 0:
             return []
         owners = space.owners
-        ranked = nlargest(2 * wanted + space.dead + 1, range(len(scores)), key=scores.__getitem__)
-        ranked = [row for row in ranked if owners[row] is not None]
-        if len(ranked) < live:  # the rows left out must be clearly farther than the kept
-            edge = scores[ranked[wanted - 1]]
-            if not scores[ranked[-1]] < edge - 1e-9 * abs(edge):
-                return None
-            ranked = [row for row in ranked if scores[row] >= edge - 1e-9 * abs(edge)]
+        if space.dead:  # a deleted row scores below every live one
+            for row, owner in enumerate(owners):
+                if owner is None:
+                    scores[row] = -math.inf
+        # Every row scoring within rounding of the ``wanted``-th best is a candidate.
+        edge = nlargest(wanted, scores)[-1]
+        floor = edge - 1e-9 * abs(edge)
+        ranked = list(compress(range(len(scores)), map(ge, scores, repeat(floor))))
         distance = self.embedder.distance
         exact = {row: _sortable(distance(target, space.codes[row])) for row in ranked}
         ordered = sorted(ranked, key=exact.__getitem__)
