@@ -74,3 +74,22 @@ def test_declared_differences_are_never_about_auth(replay: tuple[dict, dict], op
             assert fake == real, (op, kind)
         else:
             assert fake["status"] != 401, (op, kind)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_matrix_covers_every_route_of_the_version(version: str) -> None:
+    with FakeHoncho(version=version) as fake:
+        router = fake.core_app.router
+        routes = {
+            (method, getattr(route, "path", ""))
+            for route in router.routes
+            for method in getattr(route, "methods", None) or ()
+            if method != "HEAD" and getattr(route, "path", "").startswith("/v3/")
+        }
+        covered = set()
+        for op in operations(resolve_version(version)):
+            path = op.path.replace("{w}", "w").replace("{m}", "m").replace("{s}", "s")
+            found = router.lookup(op.method, path)
+            assert found is not None, op.name
+            covered.add((op.method, found[0].path))
+    assert sorted(routes - covered) == []
