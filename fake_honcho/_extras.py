@@ -24,7 +24,7 @@ FAKE: Mapping[str, str] = {
     "jsonschema": "jsonschema",
     "python-multipart": "python_multipart",
     "PyStemmer": "Stemmer",
-    "quicktok-v1": "quicktok",
+    "tiktoken": "tiktoken",
 }
 CONTRACT: Mapping[str, str] = {
     **FAKE,
