@@ -99,5 +99,6 @@ def test_the_shipped_vocabulary_is_tiktokens_own() -> None:
 def test_js_tiktoken_rows_become_tiktoken_rank_lines() -> None:
     """js-tiktoken's rows are ``<tag> <first rank> <token> <token> ...``."""
     a, b, c = (base64.b64encode(token).decode() for token in (b"a", b"b", b" the"))
-    module = 'module.exports = {"bpe_ranks": "! 0 %s %s\\n! 7 %s"};' % (a, b, c)
+    rows = f"! 0 {a} {b}\\n! 7 {c}"  # a JSON string: its rows split by an escaped newline
+    module = 'module.exports = {"bpe_ranks": "' + rows + '"};'
     assert ranks_from_js_tiktoken(module) == f"{a} 0\n{b} 1\n{c} 7\n".encode()

@@ -96,9 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     source = f"{JS_TIKTOKEN}@{JS_TIKTOKEN_VERSION}"
     data = (
-        args.tarball.read_bytes()
-        if args.tarball
-        else npm_tarball(JS_TIKTOKEN, JS_TIKTOKEN_VERSION)
+        args.tarball.read_bytes() if args.tarball else npm_tarball(JS_TIKTOKEN, JS_TIKTOKEN_VERSION)
     )
     ranks = ranks_from_js_tiktoken(module_from_tarball(data))
     definition = tiktoken_definition()
