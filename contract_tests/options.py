@@ -55,6 +55,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "real server at --honcho-url (kit maintainers only; --snapshot-update never does).",
     )
     add(
+        "--honcho-conformance-json",
+        default=None,
+        metavar="PATH",
+        help="Write the conformance report of every MemoryManagerContract backend of the run "
+        "(each clause: pass, fail, not declared, not judged; and a level) as JSON to PATH.",
+    )
+    add(
         "--honcho-settle-timeout",
         type=float,
         default=60.0,
