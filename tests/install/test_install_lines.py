@@ -116,11 +116,6 @@ class Built:
     source: Path
     """The sdist unpacked: a clone of the kit, as far as installing it goes."""
 
-    @property
-    def wheel(self) -> Path:
-        (wheel,) = self.dist.glob("honcho_contract_kit-*.whl")
-        return wheel
-
 
 def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder every xdist worker of this run sees (the run's base temp)."""
