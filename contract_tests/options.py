@@ -42,6 +42,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Bearer key for --honcho-url (default: the HONCHO_API_KEY environment variable).",
     )
     add(
+        "--honcho-jwt-secret",
+        default=None,
+        metavar="SECRET",
+        help="Run the in-process fake with auth on, verifying HS256 JWTs signed with SECRET "
+        "as Honcho with AUTH_JWT_SECRET does; its admin JWT is the target's key (default: "
+        "the HONCHO_JWT_SECRET environment variable, which keeps it out of the process list).",
+    )
+    add(
         "--honcho-llm",
         action="store_true",
         default=False,

@@ -9,6 +9,8 @@ Options (registered by :mod:`contract_tests.options`, with or without the extra)
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
     ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
+    ``--honcho-jwt-secret S``   the in-process fake runs with auth on, as Honcho with this
+                                ``AUTH_JWT_SECRET`` (default: ``$HONCHO_JWT_SECRET``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
     ``--honcho-update-reference`` re-record the shipped reference snapshots (needs --honcho-url)
@@ -156,6 +158,10 @@ def _api_key(config: pytest.Config) -> str | None:
     return config.getoption("honcho_api_key") or os.environ.get("HONCHO_API_KEY") or None
 
 
+def _jwt_secret(config: pytest.Config) -> str | None:
+    return config.getoption("honcho_jwt_secret") or os.environ.get("HONCHO_JWT_SECRET") or None
+
+
 def served(config: pytest.Config) -> Served:
     """What the run's target serves: probed at session start for ``--honcho-url``, the
     version ``--honcho-version`` names for the in-process fake."""
@@ -293,7 +299,8 @@ def honcho_target(
     """The server this test talks to.
 
     Without ``--honcho-url``: a fresh in-process ``FakeHoncho`` (strict response
-    validation on) speaking ``--honcho-version``, reachable through
+    validation on) speaking ``--honcho-version`` (with auth on and its admin JWT as the
+    key, given ``--honcho-jwt-secret``), reachable through
     ``honcho_target.client()``; ``.fake`` gives its controls. With ``--honcho-url``:
     that server; ``.fake`` is ``None``.
     """
@@ -304,8 +311,10 @@ def honcho_target(
     from fake_honcho import FakeHoncho
 
     version = request.config.getoption("honcho_version")
-    with FakeHoncho(version=version, strict=True) as fake:
-        yield HonchoTarget("http://honcho.fake", fake=fake)
+    secret = _jwt_secret(request.config)
+    with FakeHoncho(version=version, strict=True, jwt_secret=secret) as fake:
+        key = fake.admin_key if secret is not None else None
+        yield HonchoTarget("http://honcho.fake", api_key=key, fake=fake)
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ FAKE: Mapping[str, str] = {
     "python-multipart": "python_multipart",
     "PyStemmer": "Stemmer",
     "tiktoken": "tiktoken",
+    "PyJWT": "jwt",
 }
 CONTRACT: Mapping[str, str] = {
     **FAKE,
