@@ -120,7 +120,7 @@ def test_fake_honcho_names_the_missing_extra_in_one_line(installed: Installed) -
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
         "fake-honcho: error: the 'fake' extra is not installed (missing starlette, uvicorn, "
-        "httptools, jsonschema, python-multipart, PyStemmer, tiktoken); "
+        "httptools, jsonschema, python-multipart, PyStemmer, tiktoken, PyJWT); "
         f"install it with: pip install '{installed.wheel}[fake]'"  # where the kit came from
     ]
 
