@@ -9,6 +9,8 @@ Options
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
     ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
+    ``--honcho-jwt-secret S``   the in-process fake runs with auth on, as Honcho with this
+                                ``AUTH_JWT_SECRET`` (default: ``$HONCHO_JWT_SECRET``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
     ``--honcho-update-reference`` re-record the shipped reference snapshots (needs --honcho-url)
@@ -117,6 +119,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Bearer key for --honcho-url (default: the HONCHO_API_KEY environment variable).",
     )
     group.addoption(
+        "--honcho-jwt-secret",
+        default=None,
+        metavar="SECRET",
+        help="Run the in-process fake with auth on, verifying HS256 JWTs signed with SECRET "
+        "as Honcho with AUTH_JWT_SECRET does; its admin JWT is the target's key (default: "
+        "the HONCHO_JWT_SECRET environment variable, which keeps it out of the process list).",
+    )
+    group.addoption(
         "--honcho-llm",
         action="store_true",
         default=False,
@@ -206,6 +216,10 @@ def _real_url(config: pytest.Config) -> str | None:
 
 def _api_key(config: pytest.Config) -> str | None:
     return config.getoption("honcho_api_key") or os.environ.get("HONCHO_API_KEY") or None
+
+
+def _jwt_secret(config: pytest.Config) -> str | None:
+    return config.getoption("honcho_jwt_secret") or os.environ.get("HONCHO_JWT_SECRET") or None
 
 
 def served(config: pytest.Config) -> Served:
@@ -345,7 +359,8 @@ def honcho_target(
     """The server this test talks to.
 
     Without ``--honcho-url``: a fresh in-process ``FakeHoncho`` (strict response
-    validation on) speaking ``--honcho-version``, reachable through
+    validation on) speaking ``--honcho-version`` (with auth on and its admin JWT as the
+    key, given ``--honcho-jwt-secret``), reachable through
     ``honcho_target.client()``; ``.fake`` gives its controls. With ``--honcho-url``:
     that server; ``.fake`` is ``None``.
     """
@@ -356,8 +371,10 @@ def honcho_target(
     from fake_honcho import FakeHoncho
 
     version = request.config.getoption("honcho_version")
-    with FakeHoncho(version=version, strict=True) as fake:
-        yield HonchoTarget("http://honcho.fake", fake=fake)
+    secret = _jwt_secret(request.config)
+    with FakeHoncho(version=version, strict=True, jwt_secret=secret) as fake:
+        key = fake.admin_key if secret is not None else None
+        yield HonchoTarget("http://honcho.fake", api_key=key, fake=fake)
 
 
 @pytest.fixture

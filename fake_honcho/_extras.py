@@ -25,6 +25,7 @@ FAKE: Mapping[str, str] = {
     "python-multipart": "python_multipart",
     "PyStemmer": "Stemmer",
     "quicktok-v1": "quicktok",
+    "PyJWT": "jwt",
 }
 CONTRACT: Mapping[str, str] = {
     **FAKE,

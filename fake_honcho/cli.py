@@ -46,6 +46,7 @@ __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 
 PROG = "fake-honcho"
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
+JWT_SECRET_ENV = "FAKE_HONCHO_JWT_SECRET"
 LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
 DERIVER_MODES = ("background", "immediate", "manual", "gated")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
@@ -72,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_api_key,
         help=f"require 'Authorization: Bearer <key>' on every route but /health "
         f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
+    )
+    parser.add_argument(
+        "--jwt-secret",
+        type=_api_key,
+        help="auth as Honcho runs it with this AUTH_JWT_SECRET: HS256 JWTs, each route's "
+        f"permission rule, POST /v3/keys minting JWTs (default: ${JWT_SECRET_ENV}, which "
+        "keeps the secret out of the process list; not with --api-key)",
     )
     add_version_option(parser)
     parser.add_argument(
@@ -160,9 +168,16 @@ def _fault_rule(text: str) -> FaultRule:
 def create_fake(args: argparse.Namespace) -> FakeHoncho:
     """The fake the parsed options describe (raises StateFileError for a bad state file)."""
     api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    secret = args.jwt_secret if args.jwt_secret is not None else os.environ.get(JWT_SECRET_ENV)
+    if api_key is not None and secret:
+        raise ValueError(
+            f"give an api key (--api-key, ${API_KEY_ENV}) or a JWT secret (--jwt-secret, "
+            f"${JWT_SECRET_ENV}), not both"
+        )
     fake = FakeHoncho(
         version=args.honcho_version,
         api_key=api_key,
+        jwt_secret=secret or None,
         deriver=args.deriver,
         seed=args.seed,
         state_file=args.state_file,
