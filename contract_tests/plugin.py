@@ -5,7 +5,7 @@ are available in every pytest run, and nothing happens unless a test uses them
 (no autouse fixtures, no network unless ``--honcho-url`` is given and a
 ``honcho_*`` fixture is requested).
 
-Options
+Options (registered by :mod:`contract_tests.options`, with or without the extra)
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
     ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
@@ -93,66 +93,6 @@ MARKERS = (
     "(fake_honcho.versions.Feature: scopes, workspace-chat, ...); skipped, naming them, when "
     "the target lacks them (a --honcho-url target is probed, the fake speaks --honcho-version).",
 )
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("honcho", "Honcho contract suites")
-    group.addoption(
-        "--honcho-url",
-        default=None,
-        metavar="URL",
-        help="Run the Honcho contract suites against the server at URL "
-        "(default: an in-process fake per test).",
-    )
-    group.addoption(
-        "--honcho-version",
-        default=None,
-        metavar="VERSION",
-        help="The Honcho server version the in-process fake speaks (3.0.12, 3.1, 3.2; "
-        "default: the newest verified one). Ignored with --honcho-url, whose version is "
-        "probed.",
-    )
-    group.addoption(
-        "--honcho-api-key",
-        default=None,
-        metavar="KEY",
-        help="Bearer key for --honcho-url (default: the HONCHO_API_KEY environment variable).",
-    )
-    group.addoption(
-        "--honcho-jwt-secret",
-        default=None,
-        metavar="SECRET",
-        help="Run the in-process fake with auth on, verifying HS256 JWTs signed with SECRET "
-        "as Honcho with AUTH_JWT_SECRET does; its admin JWT is the target's key (default: "
-        "the HONCHO_JWT_SECRET environment variable, which keeps it out of the process list).",
-    )
-    group.addoption(
-        "--honcho-llm",
-        action="store_true",
-        default=False,
-        help="Also run tests marked honcho_llm against a real server (needs an LLM deriver).",
-    )
-    group.addoption(
-        "--honcho-update-reference",
-        action="store_true",
-        default=False,
-        help="Re-record the reference snapshots shipped in contract_tests/snapshots from the "
-        "real server at --honcho-url (kit maintainers only; --snapshot-update never does).",
-    )
-    group.addoption(
-        "--honcho-conformance-json",
-        default=None,
-        metavar="PATH",
-        help="Write the conformance report of every MemoryManagerContract backend of the run "
-        "(each clause: pass, fail, not declared, not judged; and a level) as JSON to PATH.",
-    )
-    group.addoption(
-        "--honcho-settle-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="How long honcho_settle polls a real server's queue status (default: 60).",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -611,11 +551,13 @@ def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
     broadened = _broadened(terminalreporter)
     if not ignored and not broadened:
         return
-    terminalreporter.section("honcho: request fields the target silently ignores", sep="-")
+    terminalreporter.section(
+        "honcho: request fields the target ignores (about the server, not your tests)", sep="-"
+    )
     if found is not None and ignored:
         terminalreporter.write_line(
-            f"found by probing {_target_name(config)} (Honcho {found.version}, as probed); "
-            "a client that sends them gets no error, and:"
+            f"found by probing {_target_name(config)} (Honcho {found.version}, as probed): "
+            "for information; it accepts them without an error, and:"
         )
     for field in ignored:
         terminalreporter.write_line(f"  {field.describe()}")
