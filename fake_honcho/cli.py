@@ -4,7 +4,8 @@
 SIGTERM shut the server down gracefully, compact the state file, remove its lock
 file and exit 0. The first line on stdout is the server's base URL (with the real
 port when ``--port 0`` asked the OS for one), printed once the socket is listening,
-so a script or a test can read where to connect. uvicorn's logs go to stderr; the
+so a script or a test can read where to connect; on stderr, a line then says where the
+API docs are and how to stop the server. uvicorn's logs go to stderr; the
 fake's own notices are plain ``fake-honcho: warning: ...`` lines there. Mistakes in
 the options are one-line argparse errors (exit 2); a state file or port that cannot
 be used is a one-line ``fake-honcho: error: ...`` (exit 1).
@@ -247,12 +248,26 @@ def serve(argv: Sequence[str]) -> int:
         except (StateFileError, ValueError) as problem:  # ValueError: a bad DERIVER_* setting
             return error(str(problem))
         with fake:
-            print(url_of(sock), flush=True)
             server = make_server(
                 fake.server_app, log_level=args.log_level, shutdown_grace=args.shutdown_grace
             )
-            run_until_signalled(server, sock)
+            url = url_of(sock)
+            run_until_signalled(server, sock, lambda: introduce(url, fake.version.name))
     return 0
+
+
+def introduce(url: str, version: str) -> None:
+    """The URL on stdout (for scripts), then, on stderr at ``--log-level info`` and below,
+    what serves there and how to use it."""
+    print(url, flush=True)
+    logging.getLogger("fake_honcho.cli").info(
+        "serving Honcho %s at %s; API docs at %s/docs (OpenAPI at %s/openapi.json); "
+        "Ctrl+C or SIGTERM stops it",
+        version,
+        url,
+        url,
+        url,
+    )
 
 
 def listen_problem(host: str, port: int, problem: OSError) -> str:
@@ -283,16 +298,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve(args)
 
 
-def run_until_signalled(server: uvicorn.Server, sock: socket.socket) -> None:
+def run_until_signalled(
+    server: uvicorn.Server, sock: socket.socket, announce: Callable[[], None]
+) -> None:
     """Serve until SIGINT or SIGTERM, then return normally so the caller can clean up.
 
     uvicorn re-raises the signal that stopped it once it has shut down, which would
     kill the process before the state file is compacted; handlers installed here are
-    the ones it restores and re-raises into, and they just note the request.
+    the ones it restores and re-raises into. They ask the server to stop, so a signal
+    that comes between ``announce()`` (which prints the URL a script waits for) and
+    uvicorn installing its own handlers stops the server too, instead of being lost.
     """
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
     signals = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda signum, frame: None) for sig in signals}
+    previous = {sig: signal.signal(sig, stop) for sig in signals}
     try:
+        announce()
         server.run(sockets=[sock])
     finally:
         for sig, handler in previous.items():

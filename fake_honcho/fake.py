@@ -30,6 +30,7 @@ from starlette.types import ASGIApp
 from fake_honcho import tokens
 from fake_honcho.auth import AuthMiddleware, JwtKeyring, Keyring, OpaqueKeyring, iso_utc
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
+from fake_honcho.embedding import ENCODING as EMBEDDING_ENCODING
 from fake_honcho.embedding import Embedder, VectorFunction
 from fake_honcho.embedding import resolve as resolve_embedder
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
@@ -142,6 +143,8 @@ class FakeHoncho:
         core = build_app(self)
         self.core_app: Starlette = core
         tokens.load()
+        if embed_messages:
+            tokens.load(EMBEDDING_ENCODING)  # so the first search does not pay for it
         self.app: ASGIApp = self._stack(core)
         # Over a real socket, a "drop" fault can close the connection itself.
         self.server_app: ASGIApp = with_connection_drop(self.app)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import lru_cache
 from heapq import nlargest
 from itertools import compress, repeat
 from operator import ge
@@ -43,38 +43,36 @@ _OVERLAP = 0.2
 T = TypeVar("T", bound=Hashable)
 
 
-@cache
 def _encoding() -> Any:
-    import quicktok
+    from fake_honcho.tokens import load
 
-    return quicktok.get_encoding(ENCODING)
+    return load(ENCODING)
 
 
 def query_refusal(query: str) -> str | None:
     """The 422 detail for a query the embedding client refuses (over the token limit,
     or spelling a special token, which tiktoken's ``encode`` refuses), else None."""
-    encoding = _encoding()
-    if "<|" in query and any(token in query for token in encoding.special_tokens_set):
+    if "<|" in query and any(token in query for token in _encoding().special_tokens_set):
         return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
-    if len(query) > MAX_INPUT_TOKENS and _count(query) > MAX_INPUT_TOKENS:
+    if len(query) > MAX_INPUT_TOKENS and len(_tokens(query)) > MAX_INPUT_TOKENS:
         return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
     return None
 
 
-def _count(text: str) -> int:
-    return int(_encoding().count(text.encode("utf-8", "surrogatepass")))
+def _tokens(text: str) -> list[int]:
+    return list(_encoding().encode_ordinary(text))  # lone surrogates: read as U+FFFD
 
 
 def chunks(content: str) -> list[str]:
     """``embedding_client.prepare_chunks``: the texts embedded for one message."""
-    if len(content) <= MAX_INPUT_TOKENS or _count(content) <= MAX_INPUT_TOKENS:
+    if len(content) <= MAX_INPUT_TOKENS:
         return [content]
-    encoding = _encoding()
-    ids = encoding.encode_ordinary(content)
+    ids = _tokens(content)
+    if len(ids) <= MAX_INPUT_TOKENS:
+        return [content]
     step = MAX_INPUT_TOKENS - int(MAX_INPUT_TOKENS * _OVERLAP)
-    return [
-        encoding.decode(ids[start : start + MAX_INPUT_TOKENS]) for start in range(0, len(ids), step)
-    ]
+    decode = _encoding().decode
+    return [decode(ids[start : start + MAX_INPUT_TOKENS]) for start in range(0, len(ids), step)]
 
 
 def reciprocal_rank_fusion(*ranked: Sequence[T], limit: int, k: int = RRF_K) -> list[T]:
