@@ -134,9 +134,11 @@ class FakeHoncho:
             else None
         )
         self.rule_overrides = dict(rule_overrides or {})
-        self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
         self.embedder: Embedder = resolve_embedder(embedder)
         self.nearness = Nearness(self.embedder)  # conclusions are embedded whatever the setting
+        self.deriver = Deriver(
+            self.store, deriver, clock=clock, gate=deriver_gate, nearness=self.nearness
+        )
         self.embeddings: MessageEmbeddings | None = (
             MessageEmbeddings(self.store, self.embedder, embedding_mode) if embed_messages else None
         )

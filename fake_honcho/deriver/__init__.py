@@ -40,6 +40,7 @@ from fake_honcho.deriver.conclusions import Conclusions
 from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker
 from fake_honcho.ids import utc_now
+from fake_honcho.search.semantic import Nearness
 from fake_honcho.state import Row, Store
 
 DeriverMode = Literal["immediate", "manual", "background", "gated"]
@@ -70,6 +71,7 @@ class Deriver:
         *,
         clock: Callable[[], datetime] = utc_now,
         gate: BatchGate | None = None,
+        nearness: Nearness | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"deriver mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -80,7 +82,7 @@ class Deriver:
         self.clock = clock
         self.gate = gate
         self.conclusions = Conclusions(store)
-        self._worker = Worker(store, self.conclusions, clock)
+        self._worker = Worker(store, self.conclusions, clock, nearness)
         self._queue = queue.WorkQueue(store, clock)
         self._holding = None if gate is None else gate_module.Holding(store, clock, gate)
         self._claimed: gate_module.UnitKey | None = None  # the work unit being worked through

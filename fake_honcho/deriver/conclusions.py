@@ -50,6 +50,7 @@ class NewConclusion:
     level: str = "explicit"
     message_created_at: str | None = None
     source_ids: list[str] | None = None
+    times_derived: int = 1
 
 
 class Conclusions:
@@ -76,7 +77,7 @@ class Conclusions:
             "level": new.level,
             "created_at": new.created_at,
             "workspace_id": new.workspace_id,
-            "times_derived": 1,
+            "times_derived": new.times_derived,
             "_seq": self._last_seq + 1,
             "_message_created_at": new.message_created_at,
         }

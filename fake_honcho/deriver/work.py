@@ -12,21 +12,29 @@ from fake_honcho.deriver.config import resolve
 from fake_honcho.deriver.extract import extract_facts
 from fake_honcho.ids import NANOID_ALPHABET, NANOID_SIZE, isoformat
 from fake_honcho.message_index import message_index
+from fake_honcho.search.semantic import Nearness, token_ids
 from fake_honcho.state import Row, Store
 
 #: The most conclusions a dream reads (Honcho's ``get_recent_observations`` cap).
 RECENT_CONCLUSIONS = 100
+#: The cosine distance within which Honcho merges two conclusions (``is_rejected_duplicate``).
+MERGE_DISTANCE = 0.05
 
 
 class Worker:
     """Runs units against the store; ``clock`` stamps what it writes."""
 
     def __init__(
-        self, store: Store, conclusions: Conclusions, clock: Callable[[], datetime]
+        self,
+        store: Store,
+        conclusions: Conclusions,
+        clock: Callable[[], datetime],
+        nearness: Nearness | None = None,
     ) -> None:
         self.store = store
         self.conclusions = conclusions
         self.clock = clock
+        self.nearness = nearness
         self._batch: tuple[str, ...] = ()
         self._stamps: dict[tuple[str, str], str] = {}
 
@@ -57,8 +65,12 @@ class Worker:
             if same is not None:
                 self.conclusions.bump(same)
                 continue
+            derived = self._merge(workspace_id, observer, observed, session_id, fact.content)
+            if derived is None:  # a near-duplicate that says more was kept instead
+                continue
             self.conclusions.add(
                 NewConclusion(
+                    times_derived=derived,
                     workspace_id=workspace_id,
                     id=derived_id(workspace_id, observer, observed, message["id"], fact.content),
                     content=fact.content,
@@ -69,6 +81,34 @@ class Worker:
                     message_created_at=message["created_at"],
                 )
             )
+
+    def _merge(
+        self, workspace_id: str, observer: str, observed: str, session_id: str, content: str
+    ) -> int | None:
+        """Honcho's semantic de-duplication (``is_rejected_duplicate``): the nearest
+        explicit conclusion of the pair in the session within cosine distance 0.05 is a
+        duplicate; the one saying more (its ``cl100k_base`` tokens, plus ten for each the
+        other lacks) stays. Returns the new conclusion's ``times_derived``, or None when
+        the existing one stays (reinforced)."""
+        if self.nearness is None:
+            return 1
+        rows = [
+            row
+            for row in self.conclusions.of_pair(workspace_id, observer, observed)
+            if row["level"] == "explicit" and row.get("session_id") == session_id
+        ]
+        near = self.nearness.ranked(content, rows, top_k=1, max_distance=MERGE_DISTANCE)
+        if not near:
+            return 1
+        existing = near[0]
+        new_tokens, old_tokens = set(token_ids(content)), set(token_ids(existing["content"]))
+        new_score = len(new_tokens) + 10 * len(new_tokens - old_tokens)
+        old_score = len(old_tokens) + 10 * len(old_tokens - new_tokens)
+        if new_score >= old_score:
+            self.conclusions.delete(workspace_id, existing["id"])
+            return int(existing.get("times_derived", 1)) + 1
+        self.conclusions.bump(existing)
+        return None
 
     def _batch_stamp(self, unit: Row) -> str:
         """One time per deriver batch: the units a creating request queued for one pair.

@@ -54,12 +54,13 @@ def query_refusal(query: str) -> str | None:
     or spelling a special token, which tiktoken's ``encode`` refuses), else None."""
     if "<|" in query and any(token in query for token in _encoding().special_tokens_set):
         return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
-    if len(query) > MAX_INPUT_TOKENS and len(_tokens(query)) > MAX_INPUT_TOKENS:
+    if len(query) > MAX_INPUT_TOKENS and len(token_ids(query)) > MAX_INPUT_TOKENS:
         return f"Query exceeds maximum token limit of {MAX_INPUT_TOKENS}."
     return None
 
 
-def _tokens(text: str) -> list[int]:
+def token_ids(text: str) -> list[int]:
+    """The embedding model's tokens of ``text`` (``cl100k_base``)."""
     return list(_encoding().encode_ordinary(text))  # lone surrogates: read as U+FFFD
 
 
@@ -67,7 +68,7 @@ def chunks(content: str) -> list[str]:
     """``embedding_client.prepare_chunks``: the texts embedded for one message."""
     if len(content) <= MAX_INPUT_TOKENS:
         return [content]
-    ids = _tokens(content)
+    ids = token_ids(content)
     if len(ids) <= MAX_INPUT_TOKENS:
         return [content]
     step = MAX_INPUT_TOKENS - int(MAX_INPUT_TOKENS * _OVERLAP)

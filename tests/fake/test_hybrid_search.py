@@ -131,3 +131,22 @@ def test_the_whole_scan_scores_pick_what_sorting_every_row_picks(
 def test_the_configuration_is_in_the_repr(embed: bool) -> None:
     with FakeHoncho(embed_messages=embed) as fake:
         assert f"embed_messages={'on' if embed else 'off'}" in repr(fake)
+
+
+def test_the_deriver_merges_near_duplicates_keeping_the_one_that_says_more() -> None:
+    """Honcho's ``is_rejected_duplicate``: within cosine distance 0.05, in one session,
+    the conclusion with more (and more of its own) tokens stays, reinforced. With the
+    hashed embedder only a repeat is that near; a model's vectors bring paraphrases."""
+
+    def same_meaning(text: str) -> list[float]:  # every text about tea is one point
+        return [1.0, 0.0] if "tea" in text else [0.0, 1.0]
+
+    with FakeHoncho(embedder=same_meaning) as fake, client_of(fake) as client:
+        write(client, "s", ("alice", "I like tea."), ("alice", "I like green tea a lot."))
+        rows = fake.deriver.conclusions.of_pair("ws", "alice", "alice")
+        assert [(row["content"], row["times_derived"]) for row in rows] == [
+            ("alice likes green tea a lot", 2)
+        ]
+    with FakeHoncho() as fake, client_of(fake) as client:
+        write(client, "s", ("alice", "I like tea."), ("alice", "I like green tea a lot."))
+        assert len(fake.deriver.conclusions.of_pair("ws", "alice", "alice")) == 2
