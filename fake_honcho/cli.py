@@ -35,6 +35,7 @@ from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.ignored import MODES as IGNORED_MODES
 from fake_honcho.ignored import IgnoredFieldWarning
 from fake_honcho.persistence import StateFileError
+from fake_honcho.search.semantic import EMBEDDING_MODES
 from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.versions import (
     DEFAULT_VERSION,
@@ -105,6 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=True,
         help="Honcho's EMBED_MESSAGES: search fuses full text with the messages nearest "
         "by embedding (on, Honcho's default), or is full text alone",
+    )
+    parser.add_argument(
+        "--embedding-mode",
+        choices=EMBEDDING_MODES,
+        default="immediate",
+        help="when a new message's embedding is written: immediate (before the next "
+        "search), or held until POST /_fake/embeddings/release (%(default)s)",
     )
     parser.add_argument(
         "--embedder",
@@ -199,6 +207,7 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
         ignored_fields=args.ignored_fields,
         embed_messages=args.embed_messages,
         embedder=args.embedder,
+        embedding_mode=args.embedding_mode,
     )
     for rule in getattr(args, "fault", []):
         fake.faults.add(rule)

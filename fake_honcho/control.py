@@ -61,6 +61,21 @@ def deriver_status(fake: FakeHoncho) -> dict[str, Any]:
     }
 
 
+def embeddings_status(fake: FakeHoncho) -> dict[str, Any]:
+    """Whether the fake embeds messages, its embedding mode, and how many messages wait."""
+    embeddings = fake.embeddings
+    return {
+        "embed_messages": embeddings is not None,
+        "mode": None if embeddings is None else embeddings.mode,
+        "pending": 0 if embeddings is None else embeddings.pending,
+    }
+
+
+def release_embeddings(fake: FakeHoncho) -> dict[str, Any]:
+    """Write the embeddings of every message waiting for them: ``{"released": n}``."""
+    return {"released": 0 if fake.embeddings is None else fake.embeddings.release()}
+
+
 def step(fake: FakeHoncho, count: int = 1, stop: threading.Event | None = None) -> dict[str, Any]:
     """Run up to ``count`` queued units, oldest first: ``{"ran": n, "queued": left}``.
 

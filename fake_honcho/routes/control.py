@@ -7,6 +7,8 @@ Beside ``/_fake/faults``, behind auth like every route but ``/health``, never fa
 - ``GET /_fake/deriver``: ``{"mode", "queued", "failed"}``;
 - ``POST /_fake/deriver/step`` ``{"count": 1}``: run queued units, ``{"ran", "queued"}``;
 - ``POST /_fake/deriver/drain`` ``{"timeout": 30}``: run until idle, or 408 at the timeout;
+- ``GET /_fake/embeddings``: ``{"embed_messages", "mode", "pending"}``;
+- ``POST /_fake/embeddings/release``: write the held embeddings, ``{"released"}``;
 - ``POST /_fake/reset``: forget everything (204);
 - ``GET /_fake/state``: the state as a state file; ``PUT /_fake/state``: load one (a seed);
 - ``GET /_fake/journal``: ``{"requests": [...]}``; ``DELETE /_fake/journal``: ``{"removed"}``.
@@ -91,6 +93,14 @@ async def drain_deriver(request: Request) -> Response:
     return JSONResponse(result, status_code=200 if result["idle"] else 408)
 
 
+async def get_embeddings(request: Request) -> Response:
+    return JSONResponse(control.embeddings_status(fake_of(request)))
+
+
+async def release_embeddings(request: Request) -> Response:
+    return JSONResponse(control.release_embeddings(fake_of(request)))
+
+
 async def reset(request: Request) -> Response:
     fake_of(request).reset()
     return Response(status_code=204)
@@ -126,6 +136,8 @@ routes = [
     guarded(ADMIN_ONLY, Route("/_fake/deriver", get_deriver, methods=["GET"])),
     guarded(ADMIN_ONLY, Route("/_fake/deriver/step", step_deriver, methods=["POST"])),
     guarded(ADMIN_ONLY, Route("/_fake/deriver/drain", drain_deriver, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/_fake/embeddings", get_embeddings, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/embeddings/release", release_embeddings, methods=["POST"])),
     guarded(ADMIN_ONLY, Route("/_fake/reset", reset, methods=["POST"])),
     guarded(ADMIN_ONLY, Route("/_fake/state", get_state, methods=["GET"])),
     guarded(ADMIN_ONLY, Route("/_fake/state", put_state, methods=["PUT"])),

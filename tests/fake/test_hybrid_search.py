@@ -150,3 +150,17 @@ def test_the_deriver_merges_near_duplicates_keeping_the_one_that_says_more() -> 
     with FakeHoncho() as fake, client_of(fake) as client:
         write(client, "s", ("alice", "I like tea."), ("alice", "I like green tea a lot."))
         assert len(fake.deriver.conclusions.of_pair("ws", "alice", "alice")) == 2
+
+
+def test_a_served_fake_holds_embeddings_until_released_over_http() -> None:
+    with (
+        FakeHoncho(embedding_mode="held") as fake,
+        fake.serve() as url,
+        httpx.Client(base_url=url) as client,
+    ):
+        write(client, "s", ("a", "I love pizza"))
+        assert search(client, "zzzz") == []
+        status = client.get("/_fake/embeddings").json()
+        assert status == {"embed_messages": True, "mode": "held", "pending": 1}
+        assert client.post("/_fake/embeddings/release").json() == {"released": 1}
+        assert search(client, "zzzz") == ["I love pizza"]
