@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from contract_tests.capabilities import capability_names
-from contract_tests.conformance import ClauseResult, build_report, clause_of, outcome_of
 
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
 if TYPE_CHECKING:
+    from contract_tests.conformance import ClauseResult
     from contract_tests.probe import ServedFake
     from contract_tests.reference import ReferenceSnapshot
     from contract_tests.settle import Settler
@@ -72,7 +72,7 @@ _SERVED = pytest.StashKey["ServedFake | None"]()
 # What the target serves: probed for --honcho-url, the fake's version otherwise.
 _SERVES = pytest.StashKey["Served"]()
 # One result per decisive report of a MemoryManagerContract test (on the controller).
-_CLAUSES = pytest.StashKey[list[ClauseResult]]()
+_CLAUSES = pytest.StashKey[list["ClauseResult"]]()
 
 BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
@@ -475,6 +475,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     user property, so it reaches the xdist controller)."""
     report: pytest.TestReport = yield
     cls = getattr(item, "cls", None)
+    if not getattr(cls, "__contract_suite__", False):
+        return report
+    from contract_tests.conformance import ClauseResult, clause_of, outcome_of
+
     found = clause_of(cls, getattr(item, "originalname", item.name))
     decisive = report.when == "call" or not report.passed
     if found is None or cls is None or not decisive:
@@ -502,6 +506,10 @@ class _ClauseCollector:
         self.results: list[ClauseResult] = config.stash[_CLAUSES]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.user_properties:
+            return
+        from contract_tests.conformance import ClauseResult
+
         result = ClauseResult.from_properties(report.user_properties)
         if result is not None:
             self.results.append(result)
@@ -511,6 +519,8 @@ def _write_conformance(config: pytest.Config) -> None:
     """``--honcho-conformance-json PATH``: the report as JSON (controller only)."""
     path = config.getoption("honcho_conformance_json")
     if path and not hasattr(config, "workerinput"):
+        from contract_tests.conformance import build_report
+
         report = build_report(config.stash.get(_CLAUSES, []))
         Path(path).write_text(json.dumps(report.as_dict(), indent=2) + "\n", encoding="utf-8")
 
@@ -556,10 +566,12 @@ def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    lines = [] if hasattr(config, "workerinput") else build_report(config.stash[_CLAUSES]).lines()
-    if lines:
+    results = [] if hasattr(config, "workerinput") else config.stash.get(_CLAUSES, [])
+    if results:
+        from contract_tests.conformance import build_report
+
         terminalreporter.section("honcho conformance: memory backends", sep="-")
-        for line in lines:
+        for line in build_report(results).lines():
             terminalreporter.write_line(line)
     _report_ignored(terminalreporter, config)
     unrecorded = _unrecorded(terminalreporter)

@@ -145,3 +145,26 @@ def test_fake_honcho_reads_the_secret_from_its_environment(
     with pytest.raises(ValueError, match="not both") as refused:
         create_fake(build_parser().parse_args([]))
     assert SECRET not in str(refused.value)
+
+
+def test_the_plugins_in_process_fake_runs_with_auth_on_given_a_secret(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        """
+        import jwt
+
+        def test_auth_on(honcho_target):
+            assert honcho_target.fake.auth_enabled
+            key = honcho_target.api_key.get_secret_value()
+            assert jwt.decode(key, "SECRET", algorithms=["HS256"]) == {"t": "", "ad": True}
+            with honcho_target.client() as client:
+                assert client.post("/v3/workspaces/list", json={}).status_code == 200
+                refused = client.post("/v3/workspaces/list", json={}, headers={"Authorization": ""})
+                assert refused.status_code == 401
+        """.replace("SECRET", SECRET)
+    )
+    monkeypatch.setenv("HONCHO_JWT_SECRET", SECRET)
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    assert SECRET not in result.stdout.str()
