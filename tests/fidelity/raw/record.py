@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import secrets
 import sys
 from collections import Counter
@@ -133,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--show", type=int, default=40, help="differences to print in full")
     args = parser.parse_args(argv)
+    logging.getLogger("fake_honcho").setLevel(logging.CRITICAL)  # its 500s are counted below
     run = secrets.token_hex(3)
     if args.record:
         args.fake = False
