@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -23,6 +23,9 @@ from starlette.types import Receive, Scope, Send
 from fake_honcho.faults import DROP_EXTENSION
 from fake_honcho.http_rules import UNHANDLED_SCOPE_KEY
 from fake_honcho.wire import JSONBody
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 logger = logging.getLogger("fake_honcho")
 
@@ -54,6 +57,12 @@ class UnhandledError(Exception):
 
 
 UNEXPECTED = "An unexpected error occurred"  # Honcho's global exception handler
+
+
+def real_bug(fake: FakeHoncho, bug: str, corrected: Exception) -> Exception:
+    """What to raise where the real server fails unhandled (register entry ``bug``): its
+    500, or ``corrected`` with ``FakeHoncho(real_bugs="correct")``."""
+    return UnhandledError(bug) if fake.real_bugs == "reproduce" else corrected
 
 
 class UnhandledResponse(JSONResponse):

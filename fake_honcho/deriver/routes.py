@@ -57,9 +57,11 @@ from fake_honcho.pagination import page_of, page_params
 from fake_honcho.request_models import RESOURCE_NAME
 from fake_honcho.resources import (
     RESOURCE_NAME_PATTERN,
+    create_error,
     ensure_peers,
     get_active_session,
     get_peer,
+    unhandled_if_unnamable,
 )
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature, HonchoVersion, versioned
@@ -216,6 +218,8 @@ async def delete_conclusion(request: Request) -> Response:
 
 # -- representation, card, peer context -----------------------------------------------
 
+CARD_INVALID_PEER = "real-card-invalid-peer-500"
+
 
 async def representation(request: Request) -> Response:
     fake = fake_of(request)
@@ -244,6 +248,7 @@ async def get_card(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     target = query_str(request, "target") or peer_id
+    unhandled_if_unnamable(fake, peer_id, CARD_INVALID_PEER)
     with fake.store.lock:
         get_peer(fake, workspace_id, peer_id)
         card = cards.read(fake.store, workspace_id, peer_id, target)
@@ -256,6 +261,7 @@ async def set_card(request: Request) -> Response:
     target = query_str(request, "target") or peer_id
     body = await read_body(request, "PeerCardSet")
     card = [strip_nul(line) for line in body["peer_card"]]
+    unhandled_if_unnamable(fake, peer_id, CARD_INVALID_PEER)
     with fake.store.lock:
         scopes.reject_scope_observed(
             fake, workspace_id, [target], "No peer card is ever formed about a scope."
@@ -277,6 +283,8 @@ async def peer_context(request: Request) -> Response:
             [peer_id, target],
             "Use the `scope` option on the read routes instead.",
         )
+        if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([peer_id]):
+            raise HonchoError(404, "Peer not found")  # 3.0.12 catches PeerCreate's ValueError
         get_peer(fake, workspace_id, peer_id)
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
         card = cards.read(fake.store, workspace_id, peer_id, target)

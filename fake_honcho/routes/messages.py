@@ -24,7 +24,9 @@ from fake_honcho import scopes
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import (
     HonchoError,
+    RequestValidationError,
     invalid,
+    validation_item,
     value_error,
 )
 from fake_honcho.filters import MESSAGE, compile_filter, dialect_for
@@ -155,24 +157,17 @@ async def upload(request: Request) -> Response:
     async with request.form() as form:
         upload_file = form.get("file")
         peer_id = form.get("peer_id")
-        missing = [
-            name
-            for name, value in (("file", upload_file), ("peer_id", peer_id))
-            if value is None or (name == "file" and not isinstance(value, UploadFile))
+        # The form's fields in the route's order; a text field named file is no file.
+        items = [
+            validation_item("missing", ("body", name), "Field required", None)
+            for name, value in (("peer_id", peer_id), ("file", upload_file))
+            if value is None
         ]
-        if missing:
-            raise HonchoError(
-                422,
-                [
-                    {
-                        "type": "missing",
-                        "loc": ["body", name],
-                        "msg": "Field required",
-                        "input": None,
-                    }
-                    for name in missing
-                ],
-            )
+        if isinstance(upload_file, str):
+            message = f"Expected UploadFile, received: {type(upload_file)}"
+            items.append(value_error(("body", "file"), message, upload_file).items[0])
+        if items:
+            raise RequestValidationError(items)
         assert isinstance(upload_file, UploadFile) and isinstance(peer_id, str)
         data = await upload_file.read()
         content_type = upload_file.content_type or ""

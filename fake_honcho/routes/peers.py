@@ -14,7 +14,7 @@ from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.resources import (
-    check_name,
+    check_new_name,
     check_new_peer_names,
     ensure_workspace,
     is_scope,
@@ -53,7 +53,7 @@ async def update(request: Request) -> Response:
             if fake.version.speaks(Feature.PEER_NAME_422):
                 check_new_peer_names(fake, ws, [pid])
             else:
-                check_name(pid)
+                check_new_name(fake, pid, bug="real-peer-put-invalid-id-500")
         elif is_scope(existing):
             raise HonchoError(
                 422, f"Peer '{pid}' is a scope. Use the scopes routes to manage scopes."

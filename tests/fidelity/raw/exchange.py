@@ -153,7 +153,9 @@ async def call_app(app: Any, request: Request, values: dict[str, str]) -> Answer
         await app(scope, receive, send_)
     except Exception:
         if not started:  # uvicorn's own answer to an app that fails before answering
-            return Answer(500, (("content-type", "text/plain; charset=utf-8"),), b"Internal Server Error")
+            return Answer(
+                500, (("content-type", "text/plain; charset=utf-8"),), b"Internal Server Error"
+            )
     headers = tuple(
         (name.decode("latin-1").lower(), value.decode("latin-1"))
         for name, value in started.get("headers", ())

@@ -13,9 +13,10 @@ the setup the operation's path needs (a peer, a session, a message, ...). Famili
 * ``headers``: CORS preflights and simple requests from allowed and other origins, a bogus
   Authorization, Accept, chunked transfer.
 
-A request is a template: ``{ws}`` is the group's workspace, ``{msg}``, ``{conclusion}`` and
-``{webhook}`` the ids the setup's answers gave; each side (real server, fake) resolves them
-with its own. The request line, headers and body are otherwise sent byte for byte.
+A request is a template: ``{ws}`` is the group's workspace, ``{msg}`` and ``{webhook}`` the
+ids the setup's answers gave; each side (real server, fake) resolves them with its own
+(``{conclusion}`` is always an unknown id: a server without embeddings stores none). The
+request line, headers and body are otherwise sent byte for byte.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ class Op:
     volatile: bool = False
     needs: Feature | None = None
     query: tuple[str, ...] = ()
+    #: Path parameters other than :data:`PARAMS`' (created by the setup).
+    params: tuple[tuple[str, str], ...] = ()
 
 
 W = "/v3/workspaces/{workspace_id}"
@@ -143,7 +146,9 @@ OPS: tuple[Op, ...] = (
     Op("POST", W + "/sessions", {"id": "s2"}),
     Op("PUT", S, {"metadata": {"k": 1}}),
     Op("DELETE", S),
-    Op("POST", S + "/clone"),
+    # a session name no other workspace has: the real clone copies every workspace's
+    # same-named session (divergence real-clone-cross-workspace)
+    Op("POST", S + "/clone", params=(("session_id", "{ws}"),)),
     Op("POST", S + "/peers", {"bob": {}}),
     Op("PUT", S + "/peers", {"alice": {}}),
     Op("DELETE", S + "/peers", ["alice"]),
@@ -214,9 +219,10 @@ def _target(path: str, **override: str) -> str:
 
 def _setup(op: Op, version: HonchoVersion) -> tuple[Request, ...]:
     ws = "/v3/workspaces/{ws}"
+    sid = dict(op.params).get("session_id", "s1")
     steps = [
         _json("POST", "/v3/workspaces", {"id": "{ws}"}),
-        _json("POST", f"{ws}/sessions", {"id": "s1", "peers": {"alice": {}}}),
+        _json("POST", f"{ws}/sessions", {"id": sid, "peers": {"alice": {}}}),
     ]
     if "{message_id}" in op.path:
         steps.append(
@@ -228,24 +234,29 @@ def _setup(op: Op, version: HonchoVersion) -> tuple[Request, ...]:
                 capture_at="0.id",
             )
         )
-    if "{conclusion_id}" in op.path:
-        body = {"conclusions": [{"content": "likes tea", "observer_id": "alice", "observed_id": "alice"}]}
-        steps.append(_json("POST", f"{ws}/conclusions", body, capture="conclusion", capture_at="0.id"))
     if "{endpoint_id}" in op.path or op.path.endswith("/webhooks/test"):
         steps.append(
-            _json("POST", f"{ws}/webhooks", {"url": "https://example.com/h"}, capture="webhook", capture_at="id")
+            _json(
+                "POST",
+                f"{ws}/webhooks",
+                {"url": "https://example.com/h"},
+                capture="webhook",
+                capture_at="id",
+            )
         )
     if "{scope_id}" in op.path and version.speaks(Feature.SCOPES):
         steps.append(_json("POST", f"{ws}/scopes", {"id": "sc1"}))
     return tuple(steps)
 
 
-def _with_body(op: Op, target: str, headers: tuple[tuple[str, str], ...], body: str | None, **kw: Any) -> Request:
+def _with_body(
+    op: Op, target: str, headers: tuple[tuple[str, str], ...], body: str | None, **kw: Any
+) -> Request:
     return Request(op.method, target, headers, body, **kw)
 
 
 def _content_type(op: Op) -> list[Probe]:
-    target = _target(op.path)
+    target = _target(op.path, **dict(op.params))
     text = json.dumps(op.body if op.body is not None else {})
     kinds = {
         "none": (),
@@ -266,7 +277,7 @@ def _content_type(op: Op) -> list[Probe]:
 
 
 def _body(op: Op) -> list[Probe]:
-    target = _target(op.path)
+    target = _target(op.path, **dict(op.params))
     text = json.dumps(op.body if op.body is not None else {})
     bodies = {
         "empty": "",
@@ -286,8 +297,22 @@ def _body(op: Op) -> list[Probe]:
         Probe(f"body-{name}", _with_body(op, target, JSON_CT, body), op.volatile)
         for name, body in bodies.items()
     ]
-    probes.append(Probe("body-gzip", _with_body(op, target, (*JSON_CT, ("Content-Encoding", "gzip")), text, gzip=True), op.volatile))
-    probes.append(Probe("body-utf16", _with_body(op, target, JSON_CT, text.encode("utf-16").decode("utf-8", "surrogateescape")), op.volatile))
+    probes.append(
+        Probe(
+            "body-gzip",
+            _with_body(op, target, (*JSON_CT, ("Content-Encoding", "gzip")), text, gzip=True),
+            op.volatile,
+        )
+    )
+    probes.append(
+        Probe(
+            "body-utf16",
+            _with_body(
+                op, target, JSON_CT, text.encode("utf-16").decode("utf-8", "surrogateescape")
+            ),
+            op.volatile,
+        )
+    )
     return probes
 
 
@@ -295,14 +320,24 @@ METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 
 
 def _methods(op: Op) -> list[Probe]:
-    target = _target(op.path)
+    target = _target(op.path, **dict(op.params))
     probes = [
         Probe(f"method-{method.lower()}", Request(method, target), op.volatile)
         for method in METHODS
         if method != op.method
     ]
-    probes.append(Probe("method-trailing-slash", Request(op.method, target + "/", JSON_CT if op.body is not None else (), None if op.body is None else json.dumps(op.body)), op.volatile))
-    probes.append(Probe("method-lowercase", Request(op.method.lower(), target), op.volatile))
+    probes.append(
+        Probe(
+            "method-trailing-slash",
+            Request(
+                op.method,
+                target + "/",
+                JSON_CT if op.body is not None else (),
+                None if op.body is None else json.dumps(op.body),
+            ),
+            op.volatile,
+        )
+    )
     return probes
 
 
@@ -313,15 +348,41 @@ def _paths(op: Op) -> list[Probe]:
     probes = []
     for name in names:
         for label, value in ODD_IDS.items():
-            target = _target(op.path, **{name: value})
-            probes.append(Probe(f"path-{name}-{label}", Request(op.method, target, headers, body), op.volatile))
-    probes.append(Probe("path-double-slash", Request(op.method, _target(op.path).replace("/v3/", "/v3//"), headers, body), op.volatile))
-    probes.append(Probe("path-encoded-slash", Request(op.method, _target(op.path).replace("/v3/workspaces", "/v3%2Fworkspaces"), headers, body), op.volatile))
+            target = _target(op.path, **{**dict(op.params), name: value})
+            probes.append(
+                Probe(
+                    f"path-{name}-{label}", Request(op.method, target, headers, body), op.volatile
+                )
+            )
+    probes.append(
+        Probe(
+            "path-double-slash",
+            Request(
+                op.method,
+                _target(op.path, **dict(op.params)).replace("/v3/", "/v3//"),
+                headers,
+                body,
+            ),
+            op.volatile,
+        )
+    )
+    probes.append(
+        Probe(
+            "path-encoded-slash",
+            Request(
+                op.method,
+                _target(op.path, **dict(op.params)).replace("/v3/workspaces", "/v3%2Fworkspaces"),
+                headers,
+                body,
+            ),
+            op.volatile,
+        )
+    )
     return probes
 
 
 def _query(op: Op) -> list[Probe]:
-    base = _target(op.path)
+    base = _target(op.path, **dict(op.params))
     body = None if op.body is None else json.dumps(op.body)
     headers = JSON_CT if body is not None else ()
     queries = {"unknown": "zzz=1", "bad-escape": "a=%zz", "latin": "a=%ff", "empty": ""}
@@ -345,7 +406,7 @@ def _query(op: Op) -> list[Probe]:
 
 
 def _headers(op: Op) -> list[Probe]:
-    target = _target(op.path)
+    target = _target(op.path, **dict(op.params))
     body = None if op.body is None else json.dumps(op.body)
     json_ct = JSON_CT if body is not None else ()
     preflight = (("Access-Control-Request-Method", op.method),)
@@ -353,13 +414,23 @@ def _headers(op: Op) -> list[Probe]:
     cases: dict[str, Request] = {
         "preflight-ok": Request("OPTIONS", target, (("Origin", ORIGIN_OK), *preflight, *wanted)),
         "preflight-other": Request("OPTIONS", target, (("Origin", ORIGIN_OTHER), *preflight)),
-        "preflight-bad-method": Request("OPTIONS", target, (("Origin", ORIGIN_OK), ("Access-Control-Request-Method", "FOO"))),
-        "preflight-private": Request("OPTIONS", target, (("Origin", ORIGIN_OK), *preflight, ("Access-Control-Request-Private-Network", "true"))),
+        "preflight-bad-method": Request(
+            "OPTIONS", target, (("Origin", ORIGIN_OK), ("Access-Control-Request-Method", "FOO"))
+        ),
+        "preflight-private": Request(
+            "OPTIONS",
+            target,
+            (("Origin", ORIGIN_OK), *preflight, ("Access-Control-Request-Private-Network", "true")),
+        ),
         "preflight-no-origin": Request("OPTIONS", target, preflight),
         "origin-ok": Request(op.method, target, (("Origin", ORIGIN_OK), *json_ct), body),
         "origin-other": Request(op.method, target, (("Origin", ORIGIN_OTHER), *json_ct), body),
-        "origin-api": Request(op.method, target, (("Origin", "https://api.honcho.dev"), *json_ct), body),
-        "bearer": Request(op.method, target, (("Authorization", "Bearer nonsense"), *json_ct), body),
+        "origin-api": Request(
+            op.method, target, (("Origin", "https://api.honcho.dev"), *json_ct), body
+        ),
+        "bearer": Request(
+            op.method, target, (("Authorization", "Bearer nonsense"), *json_ct), body
+        ),
         "accept-html": Request(op.method, target, (("Accept", "text/html"), *json_ct), body),
     }
     if body is not None:
@@ -388,8 +459,8 @@ def _upload_group(version: HonchoVersion) -> Group:
     """messages/upload: the multipart form with and without its content type's boundary."""
     target = _target(S + "/messages/upload")
     form = (
-        "--b\r\nContent-Disposition: form-data; name=\"peer_id\"\r\n\r\nalice\r\n"
-        "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+        '--b\r\nContent-Disposition: form-data; name="peer_id"\r\n\r\nalice\r\n'
+        '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n'
         "Content-Type: text/plain\r\n\r\nhello tea\r\n--b--\r\n"
     )
     cases = {
@@ -399,10 +470,34 @@ def _upload_group(version: HonchoVersion) -> Group:
         "none": (),
         "urlencoded": (("Content-Type", "application/x-www-form-urlencoded"),),
     }
-    probes = [Probe(f"upload-{name}", Request("POST", target, headers, form)) for name, headers in cases.items()]
-    probes.append(Probe("upload-empty-form", Request("POST", target, (("Content-Type", "multipart/form-data; boundary=b"),), "--b--\r\n")))
-    probes.append(Probe("upload-urlencoded-fields", Request("POST", target, (("Content-Type", "application/x-www-form-urlencoded"),), "peer_id=alice&file=x")))
-    return Group("post.ws.sessions.session.messages.upload.body", _setup(Op("POST", S), version), tuple(probes))
+    probes = [
+        Probe(f"upload-{name}", Request("POST", target, headers, form))
+        for name, headers in cases.items()
+    ]
+    probes.append(
+        Probe(
+            "upload-empty-form",
+            Request(
+                "POST", target, (("Content-Type", "multipart/form-data; boundary=b"),), "--b--\r\n"
+            ),
+        )
+    )
+    probes.append(
+        Probe(
+            "upload-urlencoded-fields",
+            Request(
+                "POST",
+                target,
+                (("Content-Type", "application/x-www-form-urlencoded"),),
+                "peer_id=alice&file=x",
+            ),
+        )
+    )
+    return Group(
+        "post.ws.sessions.session.messages.upload.body",
+        _setup(Op("POST", S), version),
+        tuple(probes),
+    )
 
 
 def groups_for(version: HonchoVersion | str) -> list[Group]:
@@ -414,7 +509,11 @@ def groups_for(version: HonchoVersion | str) -> list[Group]:
         for family, build in FAMILIES.items():
             if family in BODY_FAMILIES and op.body is None:
                 continue
-            if op.needs is not None and not version.speaks(op.needs) and family not in ("methods", "paths"):
+            if (
+                op.needs is not None
+                and not version.speaks(op.needs)
+                and family not in ("methods", "paths")
+            ):
                 continue
             groups.append(Group(f"{_slug(op)}.{family}", _setup(op, version), tuple(build(op))))
     groups.append(_upload_group(version))

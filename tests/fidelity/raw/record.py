@@ -109,7 +109,9 @@ def load(version: str) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def differences(recorded: dict[str, Any], got: list[dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+def differences(
+    recorded: dict[str, Any], got: list[dict[str, Any]]
+) -> list[tuple[str, str, Any, Any]]:
     """``(family, probe, recorded, got)`` for each probe answered differently."""
     family = recorded["group"].rsplit(".", 1)[1]
     return [
@@ -133,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="suffix the recorded workspace names (a server that has already seen them)",
     )
     parser.add_argument("--show", type=int, default=40, help="differences to print in full")
+    parser.add_argument("--json", type=Path, help="write every difference to this file")
     args = parser.parse_args(argv)
     logging.getLogger("fake_honcho").setLevel(logging.CRITICAL)  # its 500s are counted below
     run = secrets.token_hex(3)
@@ -152,7 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         suffix = f"-{run}" if args.fresh_names else ""
         with ThreadPoolExecutor(args.workers) as pool:
             answers = list(
-                pool.map(lambda group: run_group(target, group, group["workspace"] + suffix), groups)
+                pool.map(
+                    lambda group: run_group(target, group, group["workspace"] + suffix), groups
+                )
             )
     if args.record:
         by_operation: dict[str, list[dict[str, Any]]] = {}
@@ -168,13 +173,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             document = {"server": args.url, "version": args.version, "groups": recorded}
             text = json.dumps(document, indent=1, ensure_ascii=True)
             (out / f"{operation}.json").write_text(text + "\n", encoding="utf-8")
-        print(f"recorded {sum(len(g['probes']) for g in groups)} probes in {len(by_operation)} files")
+        print(
+            f"recorded {sum(len(g['probes']) for g in groups)} probes in {len(by_operation)} files"
+        )
         return 0
-    found = [diff for group, got in zip(groups, answers, strict=True) for diff in differences(group, got)]
+    found = [
+        diff for group, got in zip(groups, answers, strict=True) for diff in differences(group, got)
+    ]
     total = Counter(group["group"].rsplit(".", 1)[1] for group in groups for _ in group["probes"])
     differing = Counter(family for family, *_ in found)
     for family in sorted(total):
         print(f"{family:14} {differing[family]:5} of {total[family]:5} differ")
+    if args.json:
+        args.json.write_text(json.dumps(found, indent=1), encoding="utf-8")
     for family, name, want, got in found[: args.show]:
         print(f"\n{name}\n  real: {json.dumps(want)[:600]}\n  got:  {json.dumps(got)[:600]}")
     return min(len(found), 100)

@@ -14,8 +14,12 @@ import pytest
 from tests.fidelity.raw.probes import groups_for
 from tests.fidelity.raw.record import ROOT, Target, differences, load, run_group
 
-RECORDED = {version.name: load(version.name) for version in sorted(ROOT.iterdir()) if version.is_dir()}
-CASES = [(version, operation) for version, operations in RECORDED.items() for operation in operations]
+RECORDED = {
+    version.name: load(version.name) for version in sorted(ROOT.iterdir()) if version.is_dir()
+}
+CASES = [
+    (version, operation) for version, operations in RECORDED.items() for operation in operations
+]
 
 
 @pytest.mark.parametrize(("version", "operation"), CASES)
