@@ -56,13 +56,15 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
 class NotJSON(bytes):
     """A body FastAPI hands its model as raw bytes (not sent as JSON)."""
 
-    def text(self) -> str:
+    def text(self, fake: FakeHoncho) -> str:
         """The bytes as the 422's ``input`` shows them (FastAPI's encoder decodes them)."""
         try:
             return self.decode()
         except UnicodeDecodeError:
             # jsonable_encoder fails on them, so the 422 becomes the global handler's 500
-            raise UnhandledError("real-undecodable-text-body-500") from None
+            if fake.real_bugs == "reproduce":
+                raise UnhandledError("real-undecodable-text-body-500") from None
+            return self.decode(errors="replace")
 
 
 def decode_json(raw: bytes) -> Any:
@@ -107,7 +109,8 @@ async def read_body(
     if isinstance(body, NotJSON):
         # FastAPI validates the bytes themselves: a model, map or list refuses them with one
         # item at loc ["body"], the text as its input
-        return fake_of(request).schemas.check_request(schema, body.text())
+        fake = fake_of(request)
+        return fake.schemas.check_request(schema, body.text(fake))
     if body is None:
         # FastAPI reads a JSON `null` body as no body at all.
         if required:

@@ -137,24 +137,36 @@ def not_found(detail: str) -> HonchoError:
 
 async def _honcho_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HonchoError)
-    if _non_finite(exc.detail):
-        # FastAPI's JSONResponse refuses NaN and infinities (allow_nan=False): a 422 echoing
-        # one becomes the global handler's 500 (divergence real-nan-echo-500).
+    if _unencodable(exc.detail):
+        # FastAPI's JSONResponse refuses NaN and infinities (allow_nan=False), and UTF-8 a
+        # lone surrogate: a 422 echoing one becomes the global handler's 500 (divergences
+        # real-nan-echo-500, real-lone-surrogate-500). Corrected: NaN as its name, and
+        # JSONBody's ASCII escapes for the surrogate.
         if request.app.fake.real_bugs == "reproduce":
             return UnhandledResponse()
         return JSONBody({"detail": _finite(exc.detail)}, status_code=exc.status)
-    # JSONBody, not JSONResponse: a 422 may echo a lone surrogate the client sent.
     return JSONBody({"detail": exc.detail}, status_code=exc.status)
 
 
-def _non_finite(value: Any) -> bool:
+def _unencodable(value: Any) -> bool:
+    """Whether ``value`` holds what FastAPI's JSON response cannot send."""
     if isinstance(value, float):
         return not math.isfinite(value)
+    if isinstance(value, str):
+        return not value.isascii() and not _utf8(value)
     if isinstance(value, dict):
-        return any(_non_finite(item) for item in value.values())
+        return any(_unencodable(k) or _unencodable(v) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return any(_non_finite(item) for item in value)
+        return any(_unencodable(item) for item in value)
     return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _finite(value: Any) -> Any:

@@ -119,18 +119,21 @@ async def create_conclusions(request: Request) -> Response:
     raw = await read_body(request, "ConclusionBatchCreate")  # or "observations"
     created: list[Row] = []
     with fake.store.lock:
+        # As the server validates a batch: every session, every peer, then the scope rule
+        # (so a reserved name that does not exist is a 404 before it is a 422).
+        conclusions = raw["conclusions"]
+        for session_id in dict.fromkeys(item.get("session_id") for item in conclusions):
+            if session_id is not None:
+                get_active_session(fake, workspace_id, session_id)
+        for item in conclusions:
+            for peer_id in (item["observer_id"], item["observed_id"]):
+                get_peer(fake, workspace_id, peer_id)
         scopes.reject_scope_observed(
             fake,
             workspace_id,
-            [item["observed_id"] for item in raw["conclusions"]],
+            [item["observed_id"] for item in conclusions],
             "No conclusion is ever formed about a scope.",
         )
-        for item in raw["conclusions"]:
-            for peer_id in (item["observer_id"], item["observed_id"]):
-                get_peer(fake, workspace_id, peer_id)
-            session_id = item.get("session_id")
-            if session_id is not None:
-                get_active_session(fake, workspace_id, session_id)
         for item in raw["conclusions"]:
             row = fake.deriver.conclusions.add(
                 NewConclusion(
@@ -333,6 +336,9 @@ async def session_context(request: Request) -> Response:
         budget = tokens
         if peer_target:
             observer = scope_observer or peer_perspective or peer_target
+            if scope_observer is None:  # the card is read through the observer's peer row
+                unhandled_if_unnamable(fake, observer, CARD_INVALID_PEER)
+                get_peer(fake, workspace_id, observer)
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)

@@ -26,6 +26,7 @@ from fake_honcho.errors import (
     HonchoError,
     RequestValidationError,
     invalid,
+    real_bug,
     validation_item,
     value_error,
 )
@@ -48,6 +49,7 @@ from fake_honcho.schemas import SchemaSet
 from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
+from fake_honcho.versions import Feature
 from fake_honcho.wire import PublicRows
 
 if TYPE_CHECKING:
@@ -118,7 +120,12 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
-        check_new_peer_names(fake, ws, list(joining))
+        try:
+            check_new_peer_names(fake, ws, list(joining))
+        except HonchoError as corrected:
+            if fake.version.speaks(Feature.PEER_NAME_422):
+                raise
+            raise real_bug(fake, "real-invalid-author-500", corrected) from None
         # Honcho re-joins every author (crud/message.py create_messages ->
         # get_or_create_session), which restarts their joined_at.
         joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})

@@ -186,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{family:14} {differing[family]:5} of {total[family]:5} differ")
     if args.json:
         args.json.write_text(json.dumps(found, indent=1), encoding="utf-8")
-    for family, name, want, got in found[: args.show]:
+    for _, name, want, got in found[: args.show]:
         print(f"\n{name}\n  real: {json.dumps(want)[:600]}\n  got:  {json.dumps(got)[:600]}")
     return min(len(found), 100)
 
