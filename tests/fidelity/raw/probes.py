@@ -500,6 +500,33 @@ def _upload_group(version: HonchoVersion) -> Group:
     )
 
 
+def _scope_answers_group() -> Group:
+    """3.1's scope answers: a deleted session leaves its scopes' list at once; a missing
+    reserved name is looked up (404) before the scope rule, as observed_id of a conclusion
+    and as the peer_perspective of session context."""
+    ws = "/v3/workspaces/{ws}"
+    setup = (
+        _json("POST", "/v3/workspaces", {"id": "{ws}"}),
+        _json("POST", f"{ws}/sessions", {"id": "s1", "peers": {"alice": {}}}),
+        _json("POST", f"{ws}/sessions", {"id": "s2", "peers": {"alice": {}}}),
+        _json("POST", f"{ws}/scopes", {"id": "sc1"}),
+        _json("POST", f"{ws}/scopes/sc1/sessions", {"session_ids": ["s1", "s2"]}),
+        Request("DELETE", f"{ws}/sessions/s1"),
+    )
+    conclusion = {"content": "x", "observer_id": "alice", "observed_id": "scope.nope"}
+    context = f"{ws}/sessions/s2/context?peer_target=alice&peer_perspective="
+    probes = (
+        Probe("scope-sessions-after-delete", _json("POST", f"{ws}/scopes/sc1/sessions/list", {})),
+        Probe("conclusion-of-missing-scope", _json("POST", f"{ws}/conclusions", {"conclusions": [conclusion]})),
+        Probe("conclusion-of-scope", _json("POST", f"{ws}/conclusions", {"conclusions": [{**conclusion, "observed_id": "scope.sc1"}]})),
+        Probe("context-from-missing-scope", Request("GET", context + "scope.nope")),
+        Probe("context-from-missing-peer", Request("GET", context + "bob")),
+        Probe("context-of-missing-peer", Request("GET", f"{ws}/sessions/s2/context?peer_target=bob")),
+        Probe("context-from-scope", Request("GET", context + "scope.sc1")),
+    )
+    return Group("scopes.answers.body", setup, probes)
+
+
 def groups_for(version: HonchoVersion | str) -> list[Group]:
     """Every group the version's operations get (operations it does not serve still get
     the method and path families: their 404s and 405s are answers too)."""
@@ -517,4 +544,6 @@ def groups_for(version: HonchoVersion | str) -> list[Group]:
                 continue
             groups.append(Group(f"{_slug(op)}.{family}", _setup(op, version), tuple(build(op))))
     groups.append(_upload_group(version))
+    if version.speaks(Feature.SCOPES):
+        groups.append(_scope_answers_group())
     return groups
