@@ -44,6 +44,12 @@ class Capabilities:
     fact_crud: bool = False
     """``create_fact``, ``update_fact`` and ``delete_fact`` are implemented."""
 
+    ignores_missing_user: bool = True
+    """Without a ``user_id`` (``None`` or ``""``) nothing is stored or sent and reads are
+    empty. A design choice, not a host requirement: DeerFlow's callers always pass a user
+    (``resolve_runtime_user_id`` falls back to ``DEFAULT_USER_ID``), and a backend with a
+    shared legacy bucket for ``None`` (DeerMem) declares ``False``."""
+
     def __post_init__(self) -> None:
         for field in fields(self):
             value = getattr(self, field.name)

@@ -12,6 +12,7 @@ Options
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
     ``--honcho-update-reference`` re-record the shipped reference snapshots (needs --honcho-url)
+    ``--honcho-conformance-json PATH`` write the memory backends' conformance report as JSON
 
 Fixtures
     ``honcho_target``     :class:`~contract_tests.target.HonchoTarget` for this test
@@ -30,15 +31,19 @@ Markers
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 import uuid
 from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from contract_tests.capabilities import capability_names
+from contract_tests.conformance import ClauseResult, build_report, clause_of, outcome_of
 
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
@@ -64,6 +69,8 @@ _REAPER_ERROR = pytest.StashKey[str]()
 _SERVED = pytest.StashKey["ServedFake | None"]()
 # What the target serves: probed for --honcho-url, the fake's version otherwise.
 _SERVES = pytest.StashKey["Served"]()
+# One result per decisive report of a MemoryManagerContract test (on the controller).
+_CLAUSES = pytest.StashKey[list[ClauseResult]]()
 
 BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
@@ -123,6 +130,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "real server at --honcho-url (kit maintainers only; --snapshot-update never does).",
     )
     group.addoption(
+        "--honcho-conformance-json",
+        default=None,
+        metavar="PATH",
+        help="Write the conformance report of every MemoryManagerContract backend of the run "
+        "(each clause: pass, fail, not declared, not judged; and a level) as JSON to PATH.",
+    )
+    group.addoption(
         "--honcho-settle-timeout",
         type=float,
         default=60.0,
@@ -157,6 +171,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RUN_UID] = workerinput["honcho_run_uid"] if workerinput else uuid.uuid4().hex
     config.stash[_REAPED] = []
     config.stash[_TORN_DOWN] = set()
+    config.stash[_CLAUSES] = []
+    config.pluginmanager.register(_ClauseCollector(config), "honcho_conformance")
     if workerinput and "honcho_serves" in workerinput:
         from fake_honcho.drift.probe import Served
 
@@ -459,8 +475,10 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Controller only: delete workspaces this run left on a real server (crashed tests)."""
+    """Controller only: write the conformance report when asked; delete workspaces this run
+    left on a real server (crashed tests)."""
     config = session.config
+    _write_conformance(config)
     url = _real_url(config)
     if url is not None and hasattr(config, "workeroutput"):
         torn_down: set[str] = config.stash[_TORN_DOWN]
@@ -480,6 +498,71 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     except httpx.HTTPError as exc:
         reason = type(exc).__name__
         config.stash[_REAPER_ERROR] = f"honcho: reaper could not list workspaces ({reason})"
+
+
+def _first_line(text: str) -> str:
+    line = next((part for part in text.strip().splitlines() if part.strip()), "")
+    for prefix in ("Failed: ", "AssertionError: ", "Skipped: ", "E "):
+        line = line.removeprefix(prefix)
+    return line.strip()[:400]
+
+
+def _verdict(report: pytest.TestReport) -> str:
+    if report.failed:
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:
+            return _first_line(crash.message)
+        errors = [line for line in report.longreprtext.splitlines() if line.startswith("E ")]
+        return _first_line(errors[0] if errors else report.longreprtext)
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return _first_line(str(report.longrepr[2]))
+    return _first_line(str(getattr(report, "wasxfail", "")))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A ``MemoryManagerContract`` test's decisive report carries its clause's result (a
+    user property, so it reaches the xdist controller)."""
+    report: pytest.TestReport = yield
+    cls = getattr(item, "cls", None)
+    found = clause_of(cls, getattr(item, "originalname", item.name))
+    decisive = report.when == "call" or not report.passed
+    if found is None or cls is None or not decisive:
+        return report
+    xfailed = hasattr(report, "wasxfail") and report.skipped
+    skip = _verdict(report) if report.skipped and not xfailed else None
+    capabilities = getattr(cls, "capabilities", None)
+    result = ClauseResult(
+        backend=f"{item.nodeid.split('::', 1)[0]}::{cls.__name__}",
+        clause=found.name,
+        summary=found.summary,
+        capability=found.capability,
+        outcome=outcome_of(report.passed, report.failed, skip, xfailed),
+        detail=_verdict(report) if not report.passed else "",
+        capabilities=asdict(capabilities) if capabilities is not None else {},
+    )
+    report.user_properties.append(result.to_property())
+    return report
+
+
+class _ClauseCollector:
+    """Keeps the clause results of the run's reports (the controller's, under xdist)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.results: list[ClauseResult] = config.stash[_CLAUSES]
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        result = ClauseResult.from_properties(report.user_properties)
+        if result is not None:
+            self.results.append(result)
+
+
+def _write_conformance(config: pytest.Config) -> None:
+    """``--honcho-conformance-json PATH``: the report as JSON (controller only)."""
+    path = config.getoption("honcho_conformance_json")
+    if path and not hasattr(config, "workerinput"):
+        report = build_report(config.stash.get(_CLAUSES, []))
+        Path(path).write_text(json.dumps(report.as_dict(), indent=2) + "\n", encoding="utf-8")
 
 
 def _unrecorded(terminalreporter: Any) -> list[str]:
@@ -521,6 +604,11 @@ def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    lines = [] if hasattr(config, "workerinput") else build_report(config.stash[_CLAUSES]).lines()
+    if lines:
+        terminalreporter.section("honcho conformance: memory backends", sep="-")
+        for line in lines:
+            terminalreporter.write_line(line)
     _report_ignored(terminalreporter, config)
     unrecorded = _unrecorded(terminalreporter)
     if unrecorded:

@@ -34,6 +34,9 @@ class RecordedRequest:
     query: dict[str, list[str]]
     body: Any
     status: int | None = None
+    origin: str = ""
+    """``scheme://host[:port]`` the request went to (not in :meth:`as_dict`: snapshots
+    hold on any target)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form for snapshots; empty query and absent body are left out."""
@@ -67,6 +70,7 @@ def _record(request: httpx.Request, status: int | None) -> RecordedRequest:
         query=query,
         body=_decode_body(request),
         status=status,
+        origin=f"{request.url.scheme}://{request.url.netloc.decode('ascii')}",
     )
 
 

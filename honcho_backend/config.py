@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "HONCHO_ID_MAX_LENGTH",
@@ -115,6 +116,7 @@ class HonchoConfig:
             raise ValueError(
                 "Honcho backend: base_url must be an http:// or https:// URL with a host"
             )
+        _check_base_url_path(base_url)
         object.__setattr__(self, "base_url", base_url)
         if self.api_key is not None and (
             not self.api_key or any(ch.isspace() or not ch.isprintable() for ch in self.api_key)
@@ -209,6 +211,31 @@ def _unknown(key: str, known: frozenset[str] = _KNOWN_KEYS) -> str:
     """
     near = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
     return f"`{key}` (did you mean `{near[0]}`?)" if near else f"`{key}`"
+
+
+def _check_base_url_path(base_url: str) -> None:
+    """Refuse a ``base_url`` with which every request misses Honcho's routes.
+
+    The client adds ``/v3/...`` itself, so ``https://h/v3`` sends ``/v3/v3/...`` and gets
+    404s; a query or fragment is not kept on the request paths either. Under the default
+    ``fail_open`` each such write would be logged and dropped and each read come back
+    empty, so the mistake is refused at start-up instead, in one line naming the fix.
+    Refused rather than stripped: DeerFlow's own backend, which reads the same key,
+    would still send ``/v3/v3``, so a config that works here must work there too.
+    """
+    parts = urlsplit(base_url)
+    if parts.query or parts.fragment:
+        root = urlunsplit(parts._replace(query="", fragment=""))
+        raise ValueError(
+            f"Honcho backend: base_url must not have a query or fragment; use base_url: {root}"
+        )
+    segments = parts.path.split("/")
+    if "v3" in segments:
+        root = urlunsplit(parts._replace(path="/".join(segments[: segments.index("v3")])))
+        raise ValueError(
+            f"Honcho backend: base_url is the server's root, without /v3 (the client adds "
+            f"it); use base_url: {root}"
+        )
 
 
 def _check_honcho_id(key: str, value: Any) -> None:

@@ -220,6 +220,31 @@ def test_base_url_must_be_http_or_https(bad: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("url", "fix"),
+    [
+        ("https://h/v3", "https://h"),
+        ("https://h/v3/", "https://h"),
+        ("https://h/honcho/v3/workspaces", "https://h/honcho"),
+        ("https://h/?a=1", "https://h/"),
+        ("https://h#top", "https://h"),
+    ],
+)
+def test_base_url_that_misses_every_route_is_refused_with_the_fix(url: str, fix: str) -> None:
+    """With ``/v3`` in base_url every request goes to ``/v3/v3/...`` and gets a 404: under
+    fail_open every write would be dropped and every read empty, without an error. So
+    ``from_config`` refuses it in one line naming the key and the value to use."""
+    with pytest.raises(ValueError) as raised:
+        HonchoMemoryManager.from_config({"base_url": url})
+    message = str(raised.value)
+    assert "\n" not in message and "base_url" in message
+    assert message.endswith(f"use base_url: {fix}")
+
+
+def test_base_url_under_a_path_prefix_is_kept() -> None:
+    assert parse(base_url="https://h/honcho/").base_url == "https://h/honcho"
+
+
+@pytest.mark.parametrize(
     ("key", "bad"),
     [
         ("workspace_prefix", "deer flow."),

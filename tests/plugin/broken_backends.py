@@ -1,9 +1,13 @@
-"""Deliberately broken memory backends: each breaks one rule of the contract.
+"""Deliberately broken memory backends, each breaking one rule of the contract, and
+backends that break none of DeerFlow's rules although they look odd.
 
-``MUTANTS`` maps a mutant's name to its class and to the contract test
-designed to catch it; ``test_mutants.py`` runs the whole suite against every
-mutant and fails if any mutant survives, so adding a broken backend here that
-no contract test catches fails the project's suite.
+``MUTANTS`` maps a mutant's name to its factory, the contract test designed to catch it
+and what that test's verdict must say; ``test_mutants.py`` runs the suite against every
+mutant and fails if any survives or is caught with a vaguer message. ``FALSE_ALARMS``
+are backends shaped like DeerFlow's own (noop's bare ``{"facts": []}``,
+``from_config(backend_config=None)``, DeerMem's refusal of ``get_context("")``, a local
+backend whose async methods run the sync ones on the loop): the whole suite must pass
+them, as it passes DeerFlow's backends at f1f4af99.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ import httpx
 from pydantic import PrivateAttr
 
 from contract_tests.capabilities import Capabilities
-from contract_tests.examples import InMemoryMemoryManager
+from contract_tests.examples import InMemoryMemoryManager, NoopMemoryManager
 from contract_tests.examples.honcho import honcho_backend_config, honcho_manager_factory
 from contract_tests.memory_contract import ManagerContext, ManagerFactory
 from honcho_backend import HonchoMemoryManager
+from honcho_backend.ledger import ThreadLedger, ThreadState
 from honcho_backend.manager import MemoryManager
 
 ROLES = {"human": "user", "ai": "assistant"}
@@ -105,6 +110,19 @@ class RaisingAddManager(HonchoMemoryManager):
         trace_id: str | None = None,
     ) -> None:
         self._write(thread_id, messages, user_id)
+
+
+class ForgetfulManager(HonchoMemoryManager):
+    """Forgets what each thread sent after every write, and never asks Honcho: the whole
+    history goes out again every turn (DeerFlow's own Honcho backend at f1f4af99)."""
+
+    def _open_thread(self, workspace: str, session: str, peers: dict[str, str]) -> ThreadState:
+        self._establish(workspace, session, peers)
+        return ThreadState()
+
+    def _write(self, thread_id: str, messages: Any, user_id: str | None) -> None:
+        super()._write(thread_id, messages, user_id)
+        self._ledger = ThreadLedger(self._config.thread_cache_size)
 
 
 class _IgnoresConfigKey(HonchoMemoryManager):
@@ -194,9 +212,15 @@ class NaiveHonchoManager(MemoryManager):
     def bind(self, ctx: ManagerContext) -> NaiveHonchoManager:
         self._prefix = f"{ctx.namespace}-"
         self._client = httpx.Client(
-            base_url=ctx.target.base_url, transport=ctx.transport, headers=ctx.target.headers()
+            base_url=self.base_url(ctx), transport=self.transport(ctx), headers=ctx.target.headers()
         )
         return self
+
+    def base_url(self, ctx: ManagerContext) -> str:
+        return ctx.target.base_url
+
+    def transport(self, ctx: ManagerContext) -> httpx.BaseTransport | None:
+        return ctx.transport
 
     def _ws(self, user_id: str) -> str:
         return f"/v3/workspaces/{self._prefix}{user_id}"
@@ -271,17 +295,58 @@ class ResendingManager(NaiveHonchoManager):
     remember_sent: ClassVar[bool] = False
 
 
+class DoubledV3Manager(NaiveHonchoManager):
+    """Configured with the ``/v3`` URL a server's docs show: every request goes to
+    ``/v3/v3/...`` and gets a 404, which its writes swallow."""
+
+    def base_url(self, ctx: ManagerContext) -> str:
+        return f"{ctx.target.base_url}/v3"
+
+
 def naive_factory(cls: type[NaiveHonchoManager]) -> ManagerFactory:
     return lambda ctx: cls.from_config(honcho_backend_config(ctx)).bind(ctx)
 
 
 class BlockingLocalManager(InMemoryMemoryManager):
     """A local backend whose async methods run the sync ones on the loop (the base default):
-    harmless for a dict, a stalled agent once ``add`` touches a disk."""
+    harmless for a dict, and no host rule is broken, so the suite must not report it."""
 
     aadd = MemoryManager.aadd
     aget_context = MemoryManager.aget_context
     asearch = MemoryManager.asearch
+
+
+class BareDocumentManager(NoopMemoryManager):
+    """Noop as DeerFlow ships it: ``get_memory`` is ``{"facts": []}`` (the gateway fills the
+    rest; the frontend shows "-" for no date), and ``from_config``'s ``backend_config`` has a
+    default (every host call still binds)."""
+
+    def get_memory(
+        self, *, user_id: str | None = None, agent_name: str | None = None
+    ) -> dict[str, Any]:
+        return {"facts": []}
+
+    @classmethod
+    def from_config(
+        cls,
+        backend_config: dict[str, Any] | None = None,
+        *,
+        mode: Literal["middleware", "tool"] = "middleware",
+        **host_hooks: Any,
+    ) -> BareDocumentManager:
+        return cls(backend_config=backend_config or {}, mode=mode)
+
+
+class UserRequiredManager(InMemoryMemoryManager):
+    """Refuses a read without a user, as DeerMem's ``get_context("")`` does: DeerFlow's
+    callers always pass one, so with ``ignores_missing_user=False`` it is no failure."""
+
+    def get_context(
+        self, user_id: str | None, *, agent_name: str | None = None, thread_id: str | None = None
+    ) -> str:
+        if user_id == "":
+            raise ValueError("user_id must be a non-empty string")
+        return super().get_context(user_id, agent_name=agent_name, thread_id=thread_id)
 
 
 @dataclass(frozen=True)
@@ -289,39 +354,93 @@ class Mutant:
     factory: ManagerFactory
     killed_by: str
     """The contract test designed to catch this mutant."""
+    says: str = ""
+    """What that test's verdict must say (a fragment, ``*`` for any run of text)."""
     capabilities: Capabilities = field(default_factory=Capabilities)
 
 
+def _cap(ctx: ManagerContext) -> dict[str, Any]:
+    return {"max_context_chars": ctx.context_cap or 2000}
+
+
+LOCAL = Capabilities(remote=False, read_policy=False, fact_crud=True)
+
 MUTANTS: dict[str, Mutant] = {
     "leaks_memory_across_users": Mutant(
-        honcho_manager_factory(LeakyManager), "test_users_are_isolated_in_search"
+        honcho_manager_factory(LeakyManager),
+        "test_users_are_isolated_in_search",
+        "bob's search returns alice's memory",
     ),
     "reads_another_users_context": Mutant(
         honcho_manager_factory(FirstWriterContextManager),
         "test_users_are_isolated_in_context_requests",
+        "reading bob's memory asked about alice",
     ),
     "raises_from_add": Mutant(
-        honcho_manager_factory(RaisingAddManager), "test_add_never_raises_while_remote_fails"
+        honcho_manager_factory(RaisingAddManager),
+        "test_add_never_raises_while_remote_fails",
+        "add() raised * while the remote was down*the user's turn fails",
     ),
     "ignores_fail_closed": Mutant(
-        honcho_manager_factory(FailOpenAlwaysManager), "test_fail_closed_reads_raise"
+        honcho_manager_factory(FailOpenAlwaysManager),
+        "test_fail_closed_reads_raise",
+        "get_context() returned '' under fail_closed while the remote was down",
     ),
     "blocks_the_event_loop": Mutant(
-        honcho_manager_factory(BlockingManager), "test_async_methods_do_not_block_the_event_loop"
+        honcho_manager_factory(BlockingManager),
+        "test_async_methods_do_not_block_the_event_loop",
+        "the event loop stalled (aadd *s",
     ),
     "ignores_context_cap": Mutant(
-        honcho_manager_factory(UncappedContextManager), "test_get_context_respects_cap"
+        honcho_manager_factory(UncappedContextManager),
+        "test_get_context_respects_cap",
+        "get_context returned * chars, cap is 80",
     ),
     "wrong_get_memory_shape": Mutant(
-        honcho_manager_factory(WrongShapeManager), "test_get_memory_has_deermem_shape"
+        honcho_manager_factory(WrongShapeManager),
+        "test_get_memory_has_deermem_shape",
+        "the gateway answers 500 to GET /api/memory: *.id: Field required",
     ),
     "sends_over_100_messages_per_batch": Mutant(
-        naive_factory(OneBigBatchManager), "test_batches_hold_at_most_100_messages"
+        naive_factory(OneBigBatchManager),
+        "test_batches_hold_at_most_100_messages",
+        "a 101-message thread was sent as one batch of 101 messages; Honcho refused it with "
+        "422 (at most 100 per batch) and add() returned without an error: 0 of 101 messages "
+        "stored, the write dropped",
     ),
-    "resends_whole_history": Mutant(naive_factory(ResendingManager), "test_history_is_not_resent"),
-    "local_backend_blocks_the_event_loop": Mutant(
-        lambda ctx: BlockingLocalManager.from_config({}),
-        "test_async_methods_do_not_block_the_event_loop",
-        Capabilities(remote=False, read_policy=False, fact_crud=True),
+    "resends_whole_history": Mutant(
+        naive_factory(ResendingManager),
+        "test_history_is_not_resent",
+        "12 messages posted over 3 turns, 6 distinct: each turn re-sent the earlier messages. "
+        "The user's memory holds 'day 0: question' 3 times",
+    ),
+    "factory_forgets_the_transport": Mutant(
+        lambda ctx: HonchoMemoryManager.from_config(honcho_backend_config(ctx)),
+        "test_requests_reach_the_target",
+        "* sent no request through ctx.transport*Fix: build the backend's httpx client with "
+        "transport=ctx.transport",
+    ),
+    "base_url_ends_in_v3": Mutant(
+        naive_factory(DoubledV3Manager),
+        "test_requests_reach_the_target",
+        "*requests go to /v3/v3/...: its base URL ends in /v3",
+    ),
+}
+
+FALSE_ALARMS: dict[str, Mutant] = {
+    "local_backend_runs_sync_methods_on_the_loop": Mutant(
+        lambda ctx: BlockingLocalManager.from_config(_cap(ctx)), "", capabilities=LOCAL
+    ),
+    "bare_facts_document_and_defaulted_from_config": Mutant(
+        lambda ctx: BareDocumentManager.from_config(None),
+        "",
+        capabilities=Capabilities(remote=False, recall=False, search=False, read_policy=False),
+    ),
+    "refuses_an_empty_user": Mutant(
+        lambda ctx: UserRequiredManager.from_config(_cap(ctx)),
+        "",
+        capabilities=Capabilities(
+            remote=False, read_policy=False, fact_crud=True, ignores_missing_user=False
+        ),
     ),
 }

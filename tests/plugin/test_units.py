@@ -138,15 +138,21 @@ def test_failing_transport_modes(mode: str) -> None:
 
 
 def test_memory_document_problems() -> None:
+    """The gateway's cast at DeerFlow f1f4af99: an empty or absent ``lastUpdated`` is fine
+    (the frontend shows "-"), noop's ``{"facts": []}`` too; a fact without a string id, a
+    fact that is not an object, or a section of the wrong type fails it."""
     assert memory_document_problems({"lastUpdated": "2026-01-01T00:00:00Z", "facts": []}) == []
+    assert memory_document_problems({"facts": []}) == []
+    assert (
+        memory_document_problems({"lastUpdated": "", "facts": [{"id": "f", "content": "x"}]}) == []
+    )
     problems = memory_document_problems(
         {"lastUpdated": "", "facts": [{"id": 1, "content": "x"}, "junk"], "user": []}
     )
     assert problems == [
-        "lastUpdated is not an ISO-8601 timestamp: ''",
-        "facts[0].id is not a string: 1",
-        "facts[1] is not a dict",
-        "user is not a dict",
+        "user: Input should be a valid dictionary (got [])",
+        "facts[0].id: Input should be a valid string (got 1)",
+        "facts[1]: Input should be a valid dictionary (got 'junk')",
     ]
 
 

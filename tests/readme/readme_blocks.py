@@ -36,6 +36,7 @@ none of the hypothesis, schemathesis or anyio plugins.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
@@ -92,6 +93,9 @@ class Need:
     present: Callable[[], bool]
     env: tuple[str, ...] = ()
     """Variables passed through to the block (the test environment drops the rest)."""
+    stand_in: str = ""
+    """A directory (in the checkout) put first on the block's ``PYTHONPATH`` where the thing
+    is absent: a recorded copy of its interface, so the block runs anyway."""
 
 
 NEEDS: dict[str, Need] = {
@@ -106,6 +110,11 @@ NEEDS: dict[str, Need] = {
         ("DEERFLOW_DIR",),
     ),
     "hermes": Need("the Hermes agent (hermes on PATH)", lambda: shutil.which("hermes") is not None),
+    "deerflow-interface": Need(
+        "DeerFlow's memory package importable (else tests/readme/deerflow_interface stands in)",
+        lambda: importlib.util.find_spec("deerflow") is not None,
+        stand_in="tests/readme/deerflow_interface",
+    ),
 }
 
 
@@ -229,7 +238,11 @@ def parse_documents(paths: list[Path] = DOCUMENTS) -> list[Block]:
 def absent_needs(blocks: list[Block]) -> list[str]:
     """What the blocks need that is not here (each named once), in order."""
     needed = dict.fromkeys(need for block in blocks for need in block.needs)
-    return [NEEDS[need].what for need in needed if not NEEDS[need].present()]
+    return [
+        NEEDS[need].what
+        for need in needed
+        if not NEEDS[need].stand_in and not NEEDS[need].present()
+    ]
 
 
 def sections(blocks: list[Block]) -> dict[str, list[Block]]:
@@ -312,7 +325,13 @@ class SectionRun:
             for name in NEEDS[need].env
             if name in os.environ
         }
-        return {**self.env, **passed}
+        env = {**self.env, **passed}
+        for need in block.needs:
+            stand_in = NEEDS[need].stand_in
+            if stand_in and not NEEDS[need].present():
+                path = [str(ROOT / stand_in), env.get("PYTHONPATH", "")]
+                env["PYTHONPATH"] = os.pathsep.join(part for part in path if part)
+        return env
 
     def shell(self, block: Block, code: str, env: dict[str, str] | None = None) -> None:
         """Run ``code``; what it leaves running in the background stops with the section."""

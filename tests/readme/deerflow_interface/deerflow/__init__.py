@@ -1,0 +1,1 @@
+"""Stand-in package (see tests/readme/deerflow_interface/README.md)."""
