@@ -517,11 +517,23 @@ def _scope_answers_group() -> Group:
     context = f"{ws}/sessions/s2/context?peer_target=alice&peer_perspective="
     probes = (
         Probe("scope-sessions-after-delete", _json("POST", f"{ws}/scopes/sc1/sessions/list", {})),
-        Probe("conclusion-of-missing-scope", _json("POST", f"{ws}/conclusions", {"conclusions": [conclusion]})),
-        Probe("conclusion-of-scope", _json("POST", f"{ws}/conclusions", {"conclusions": [{**conclusion, "observed_id": "scope.sc1"}]})),
+        Probe(
+            "conclusion-of-missing-scope",
+            _json("POST", f"{ws}/conclusions", {"conclusions": [conclusion]}),
+        ),
+        Probe(
+            "conclusion-of-scope",
+            _json(
+                "POST",
+                f"{ws}/conclusions",
+                {"conclusions": [{**conclusion, "observed_id": "scope.sc1"}]},
+            ),
+        ),
         Probe("context-from-missing-scope", Request("GET", context + "scope.nope")),
         Probe("context-from-missing-peer", Request("GET", context + "bob")),
-        Probe("context-of-missing-peer", Request("GET", f"{ws}/sessions/s2/context?peer_target=bob")),
+        Probe(
+            "context-of-missing-peer", Request("GET", f"{ws}/sessions/s2/context?peer_target=bob")
+        ),
         Probe("context-from-scope", Request("GET", context + "scope.sc1")),
     )
     return Group("scopes.answers.body", setup, probes)
