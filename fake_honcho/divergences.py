@@ -603,8 +603,10 @@ DIVERGENCES: tuple[Divergence, ...] = (
         kind="real-bug",
         summary="3.0.12's peer card routes answer 500 for a peer id that breaks the id pattern",
         real=(
-            "GET and PUT .../peers/{pid}/card with pid 'a.b' answer 500: src/crud/peer_card.py "
-            "builds PeerCreate(name=observer) outside any error handling (3.1: 404 and 422)"
+            "GET and PUT .../peers/{pid}/card with pid 'a.b', and session context whose "
+            "observer (peer_perspective, else peer_target) is such a name, answer 500: "
+            "src/crud/peer_card.py builds PeerCreate(name=observer) outside any error "
+            "handling (3.1: 404 and 422)"
         ),
         fake="reproduced; corrected: GET 404 'Peer a.b not found in workspace ...', PUT 422",
         reason="the real answer is the default; 3.1 answers a 4xx",
