@@ -64,10 +64,27 @@ class Timing:
     @property
     def spread(self) -> float:
         """Relative interquartile range, a quick noise indicator."""
+        return (self.slow - self.fast) / self.median
+
+    @property
+    def fast(self) -> float:
+        """The faster quartile (the fastest sample below four): the low end of the noise."""
         if len(self.samples) < 4:
-            return 0.0
-        q1, _, q3 = statistics.quantiles(self.samples, n=4)
-        return (q3 - q1) / self.median
+            return min(self.samples)
+        return statistics.quantiles(self.samples, n=4)[0]
+
+    @property
+    def slow(self) -> float:
+        """The slower quartile (the slowest sample below four): the high end of the noise."""
+        if len(self.samples) < 4:
+            return max(self.samples)
+        return statistics.quantiles(self.samples, n=4)[2]
+
+
+def ratios(top: Timing, bottom: Timing) -> tuple[float, float]:
+    """``top / bottom``: the medians' ratio, and the lowest the noise allows (the faster
+    quartile of ``top`` over the slower one of ``bottom``), for :func:`bench.report.verdict`."""
+    return top.median / bottom.median, top.fast / bottom.slow
 
 
 def repeat_sync(call: Callable[[], object]) -> Batch:

@@ -7,14 +7,22 @@ from dataclasses import dataclass, field
 
 PASS = "PASS"
 MISS = "MISS"
+NOISY = "NOISY"
 INFO = "-"
 
 
-def verdict(ok: bool | None) -> str:
-    """``PASS``/``MISS`` for a row with a target, ``-`` for an informational row."""
+def verdict(ok: bool | None, *, within_noise: bool = False) -> str:
+    """``PASS``/``MISS`` for a row with a target, ``-`` for an informational row.
+
+    A timed row whose median misses its target but whose favourable end of the noise (its
+    faster quartile; for a ratio, over the slower quartile of its baseline) meets it is
+    ``NOISY``: the machine was too unsteady to tell, not a miss.
+    """
     if ok is None:
         return INFO
-    return PASS if ok else MISS
+    if ok:
+        return PASS
+    return NOISY if within_noise else MISS
 
 
 @dataclass
@@ -36,6 +44,10 @@ class Table:
     @property
     def misses(self) -> int:
         return sum(1 for row in self.rows if MISS in row)
+
+    @property
+    def noisy(self) -> int:
+        return sum(1 for row in self.rows if NOISY in row)
 
     def render(self) -> str:
         widths = [len(h) for h in self.headers]

@@ -28,7 +28,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from bench.corpus import TextGenerator
-from bench.harness import Batch, Settings, compare, repeat_async, repeat_sync
+from bench.harness import Batch, Settings, compare, ratios, repeat_async, repeat_sync
 from bench.report import Table, fmt_duration, fmt_ratio, verdict
 from bench.workload import (
     BASE_URL,
@@ -91,8 +91,11 @@ class Target:
     text: str
     check: Callable[[float, float], bool] | None = None
 
-    def judge(self, ratio: float, median_ns: float) -> str:
-        return verdict(None if self.check is None else self.check(ratio, median_ns))
+    def judge(self, ratio: float, median_ns: float, best_ratio: float, best_ns: float) -> str:
+        """The verdict on the medians, ``NOISY`` if only the noise's favourable end meets it."""
+        if self.check is None:
+            return verdict(None)
+        return verdict(self.check(ratio, median_ns), within_noise=self.check(best_ratio, best_ns))
 
 
 def target_for(op_name: str, client: str) -> Target:
@@ -204,7 +207,7 @@ def run(settings: Settings) -> list[Table]:
             timings = compare(batches, settings)
             for client, timing in timings.items():
                 floor = FLOOR_OF.get(client)
-                ratio = timing.median / timings[floor].median if floor else 1.0
+                ratio, best = ratios(timing, timings[floor]) if floor else (1.0, 1.0)
                 target = target_for(op.name, client)
                 table.add(
                     op.name,
@@ -213,7 +216,7 @@ def run(settings: Settings) -> list[Table]:
                     fmt_ratio(ratio) if floor else "(floor)",
                     fmt_duration(timing.cpu_median),
                     target.text,
-                    target.judge(ratio, timing.median),
+                    target.judge(ratio, timing.median, best, timing.fast),
                 )
     table.notes += [
         "vs floor: the row's median over its floor's (in-process rows: httpx with a canned "

@@ -13,6 +13,7 @@ so a first run passes with nothing recorded. Apply it with::
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +32,46 @@ from fake_honcho.versions import Feature
 __all__ = ["HonchoAPIContract"]
 
 PAGE_KEYS = {"items", "total", "page", "size", "pages"}
+
+# (method, path under the workspace, body): what alice's peer key and s1's session key may
+# not do (s2 is carol's session, alice is a member of s1 only) and what they may
+_Request = tuple[str, str, Any]
+_OUTSIDE_S1: tuple[_Request, ...] = (
+    ("POST", "sessions/s2/messages/list", {}),
+    ("GET", "sessions/s2/messages/{m}", None),
+    ("GET", "sessions/s2/context", None),
+    ("GET", "sessions/s2/summaries", None),
+    ("GET", "sessions/s2/peers", None),
+    ("POST", "sessions/s2/search", {"query": "plum"}),
+    ("POST", "sessions/s2/messages", {"messages": [{"peer_id": "alice", "content": "hi"}]}),
+    ("PUT", "sessions/s2", {"metadata": {"taken": True}}),
+    ("POST", "search", {"query": "plum"}),
+    ("POST", "sessions/list", {}),
+    ("POST", "peers/list", {}),
+    ("POST", "peers/carol/search", {"query": "plum"}),
+    ("GET", "peers/carol/context", None),
+    ("POST", "peers/carol/representation", {}),
+    ("PUT", "peers/carol/card", {"peer_card": ["taken"]}),
+)
+_PEER_KEY_REFUSED = (
+    *_OUTSIDE_S1,
+    ("POST", "sessions/s1/messages", {"messages": [{"peer_id": "alice", "content": "hi"}]}),
+    ("GET", "sessions/s1/peers/bob/config", None),
+    ("POST", "peers/alice/chat", {"query": "plum?", "session_id": "s2"}),
+)
+_PEER_KEY_ALLOWED: tuple[_Request, ...] = (
+    ("POST", "sessions/s1/messages/list", {}),
+    ("POST", "peers/alice/search", {"query": "marmalade"}),
+)
+_SESSION_KEY_REFUSED = (
+    *_OUTSIDE_S1,
+    ("GET", "peers/alice/card", None),
+    ("POST", "peers/alice/search", {"query": "plum"}),
+)
+_SESSION_KEY_ALLOWED: tuple[_Request, ...] = (
+    ("POST", "sessions/s1/messages/list", {}),
+    ("POST", "sessions/s1/messages", {"messages": [{"peer_id": "alice", "content": "hi"}]}),
+)
 MESSAGE_KEYS = {
     "id", "content", "peer_id", "session_id", "metadata", "created_at", "workspace_id",
     "token_count",
@@ -331,6 +372,76 @@ class HonchoAPIContract(ContractSuite):
         if Feature.SCOPES in honcho_served.features:
             pytest.fail(f"the target serves scopes, yet {broadened}")
         pytest.xfail(f"{BROADENED} {broadened}, without scopes: upgrade it before the SDK")
+
+    # -- auth: scoped keys keep to their scope --------------------------------------
+
+    @pytest.fixture
+    def secured(self, honcho_target: HonchoTarget, honcho_workspace: str) -> Iterator[Api]:
+        """An ``Api`` holding an admin key of a target with auth on: the target itself, or
+        for the in-process fake without auth, a fake of its version with a JWT secret."""
+        fake = honcho_target.fake
+        if fake is not None and not fake.auth_enabled:
+            from fake_honcho import FakeHoncho
+
+            secret = secrets.token_hex(32)
+            with FakeHoncho(version=fake.version, jwt_secret=secret, strict=True) as secured:
+                target = HonchoTarget(
+                    honcho_target.base_url, api_key=secured.admin_key, fake=secured
+                )
+                with target.client() as client:
+                    yield Api(client, honcho_workspace)
+            return
+        with honcho_target.client() as client:
+            yield Api(client, honcho_workspace)
+
+    def test_scoped_keys_never_reach_another_peer_or_session(self, secured: Api) -> None:
+        """A key minted for one peer, or for one session, never reads or writes another
+        peer's or session's data: every such request is a 401, and no answer to either key
+        carries the other session's messages.
+
+        Keys come from ``POST /v3/keys`` with the target's admin key, so on a real server
+        this needs ``AUTH_USE_AUTH=true`` and ``--honcho-api-key`` its admin JWT.
+        """
+        api = secured
+        api.add_messages("s1", ("alice", "alice likes marmalade"), ("bob", "bob is here"))
+        [hidden] = api.add_messages("s2", ("carol", "carol hides a plum"))
+        alice = self._mint(api, peer_id="alice")
+        session = self._mint(api, session_id="s1")
+        leaks: list[str] = []
+        for name, key, refused, allowed in (
+            ("alice's peer key", alice, _PEER_KEY_REFUSED, _PEER_KEY_ALLOWED),
+            ("s1's session key", session, _SESSION_KEY_REFUSED, _SESSION_KEY_ALLOWED),
+        ):
+            for method, path, body in refused:
+                answer = self._send(api, key, method, path.format(m=hidden["id"]), body)
+                if answer.status_code != 401 or "plum" in answer.text:
+                    leaks.append(
+                        f"{name}: {method} {path} -> {answer.status_code} {answer.text[:120]}"
+                    )
+            for method, path, body in allowed:
+                answer = self._send(api, key, method, path, body)
+                assert answer.status_code in (200, 201), (name, method, path, answer.text)
+                if "plum" in answer.text:
+                    leaks.append(f"{name}: {method} {path} carries s2's message")
+        assert leaks == [], "scoped keys reached data outside their scope:\n" + "\n".join(leaks)
+
+    @staticmethod
+    def _mint(api: Api, **scope: str) -> str:
+        minted = api.client.post("/v3/keys", params={"workspace_id": api.ws, **scope})
+        if minted.status_code == 405:
+            pytest.skip(
+                "auth is off on the target (POST /v3/keys answers 405): run against a server "
+                "with AUTH_USE_AUTH=true and --honcho-api-key its admin JWT"
+            )
+        assert minted.status_code == 200, minted.text
+        key: str = minted.json()["key"]
+        return key
+
+    @staticmethod
+    def _send(api: Api, key: str, method: str, path: str, body: Any) -> httpx.Response:
+        return api.client.request(
+            method, api.url(path), json=body, headers={"Authorization": f"Bearer {key}"}
+        )
 
     # -- 3.1: scopes and workspace chat ---------------------------------------------
 

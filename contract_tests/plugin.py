@@ -5,10 +5,12 @@ are available in every pytest run, and nothing happens unless a test uses them
 (no autouse fixtures, no network unless ``--honcho-url`` is given and a
 ``honcho_*`` fixture is requested).
 
-Options
+Options (registered by :mod:`contract_tests.options`, with or without the extra)
     ``--honcho-url URL``        run against the Honcho server at URL (default: the in-process fake)
     ``--honcho-version V``      the version the in-process fake speaks (a URL's is probed)
     ``--honcho-api-key KEY``    Bearer key (default: ``$HONCHO_API_KEY``; never printed)
+    ``--honcho-jwt-secret S``   the in-process fake runs with auth on, as Honcho with this
+                                ``AUTH_JWT_SECRET`` (default: ``$HONCHO_JWT_SECRET``; never printed)
     ``--honcho-llm``            also run ``honcho_llm`` tests against a real server
     ``--honcho-settle-timeout`` seconds ``honcho_settle`` waits for the deriver on a real server
     ``--honcho-update-reference`` re-record the shipped reference snapshots (needs --honcho-url)
@@ -43,11 +45,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from contract_tests.capabilities import capability_names
-from contract_tests.conformance import ClauseResult, build_report, clause_of, outcome_of
 
 # Heavy modules (httpx, syrupy, the fake) are imported inside the fixtures and
 # hooks that use them: pytest loads this plugin in every run of a host project.
 if TYPE_CHECKING:
+    from contract_tests.conformance import ClauseResult
     from contract_tests.probe import ServedFake
     from contract_tests.reference import ReferenceSnapshot
     from contract_tests.settle import Settler
@@ -70,7 +72,7 @@ _SERVED = pytest.StashKey["ServedFake | None"]()
 # What the target serves: probed for --honcho-url, the fake's version otherwise.
 _SERVES = pytest.StashKey["Served"]()
 # One result per decisive report of a MemoryManagerContract test (on the controller).
-_CLAUSES = pytest.StashKey[list[ClauseResult]]()
+_CLAUSES = pytest.StashKey[list["ClauseResult"]]()
 
 BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
@@ -91,58 +93,6 @@ MARKERS = (
     "(fake_honcho.versions.Feature: scopes, workspace-chat, ...); skipped, naming them, when "
     "the target lacks them (a --honcho-url target is probed, the fake speaks --honcho-version).",
 )
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("honcho", "Honcho contract suites")
-    group.addoption(
-        "--honcho-url",
-        default=None,
-        metavar="URL",
-        help="Run the Honcho contract suites against the server at URL "
-        "(default: an in-process fake per test).",
-    )
-    group.addoption(
-        "--honcho-version",
-        default=None,
-        metavar="VERSION",
-        help="The Honcho server version the in-process fake speaks (3.0.12, 3.1, 3.2; "
-        "default: the newest verified one). Ignored with --honcho-url, whose version is "
-        "probed.",
-    )
-    group.addoption(
-        "--honcho-api-key",
-        default=None,
-        metavar="KEY",
-        help="Bearer key for --honcho-url (default: the HONCHO_API_KEY environment variable).",
-    )
-    group.addoption(
-        "--honcho-llm",
-        action="store_true",
-        default=False,
-        help="Also run tests marked honcho_llm against a real server (needs an LLM deriver).",
-    )
-    group.addoption(
-        "--honcho-update-reference",
-        action="store_true",
-        default=False,
-        help="Re-record the reference snapshots shipped in contract_tests/snapshots from the "
-        "real server at --honcho-url (kit maintainers only; --snapshot-update never does).",
-    )
-    group.addoption(
-        "--honcho-conformance-json",
-        default=None,
-        metavar="PATH",
-        help="Write the conformance report of every MemoryManagerContract backend of the run "
-        "(each clause: pass, fail, not declared, not judged; and a level) as JSON to PATH.",
-    )
-    group.addoption(
-        "--honcho-settle-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="How long honcho_settle polls a real server's queue status (default: 60).",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -206,6 +156,10 @@ def _real_url(config: pytest.Config) -> str | None:
 
 def _api_key(config: pytest.Config) -> str | None:
     return config.getoption("honcho_api_key") or os.environ.get("HONCHO_API_KEY") or None
+
+
+def _jwt_secret(config: pytest.Config) -> str | None:
+    return config.getoption("honcho_jwt_secret") or os.environ.get("HONCHO_JWT_SECRET") or None
 
 
 def served(config: pytest.Config) -> Served:
@@ -352,7 +306,8 @@ def honcho_target(
     """The server this test talks to.
 
     Without ``--honcho-url``: a fresh in-process ``FakeHoncho`` (strict response
-    validation on) speaking ``--honcho-version``, reachable through
+    validation on) speaking ``--honcho-version`` (with auth on and its admin JWT as the
+    key, given ``--honcho-jwt-secret``), reachable through
     ``honcho_target.client()``; ``.fake`` gives its controls. With ``--honcho-url``:
     that server; ``.fake`` is ``None``.
     """
@@ -363,8 +318,10 @@ def honcho_target(
     from fake_honcho import FakeHoncho
 
     version = request.config.getoption("honcho_version")
-    with FakeHoncho(version=version, strict=True) as fake:
-        yield HonchoTarget("http://honcho.fake", fake=fake)
+    secret = _jwt_secret(request.config)
+    with FakeHoncho(version=version, strict=True, jwt_secret=secret) as fake:
+        key = fake.admin_key if secret is not None else None
+        yield HonchoTarget("http://honcho.fake", api_key=key, fake=fake)
 
 
 @pytest.fixture
@@ -525,6 +482,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     user property, so it reaches the xdist controller)."""
     report: pytest.TestReport = yield
     cls = getattr(item, "cls", None)
+    if not getattr(cls, "__contract_suite__", False):
+        return report
+    from contract_tests.conformance import ClauseResult, clause_of, outcome_of
+
     found = clause_of(cls, getattr(item, "originalname", item.name))
     decisive = report.when == "call" or not report.passed
     if found is None or cls is None or not decisive:
@@ -552,6 +513,10 @@ class _ClauseCollector:
         self.results: list[ClauseResult] = config.stash[_CLAUSES]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.user_properties:
+            return
+        from contract_tests.conformance import ClauseResult
+
         result = ClauseResult.from_properties(report.user_properties)
         if result is not None:
             self.results.append(result)
@@ -561,6 +526,8 @@ def _write_conformance(config: pytest.Config) -> None:
     """``--honcho-conformance-json PATH``: the report as JSON (controller only)."""
     path = config.getoption("honcho_conformance_json")
     if path and not hasattr(config, "workerinput"):
+        from contract_tests.conformance import build_report
+
         report = build_report(config.stash.get(_CLAUSES, []))
         Path(path).write_text(json.dumps(report.as_dict(), indent=2) + "\n", encoding="utf-8")
 
@@ -591,11 +558,13 @@ def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
     broadened = _broadened(terminalreporter)
     if not ignored and not broadened:
         return
-    terminalreporter.section("honcho: request fields the target silently ignores", sep="-")
+    terminalreporter.section(
+        "honcho: request fields the target ignores (about the server, not your tests)", sep="-"
+    )
     if found is not None and ignored:
         terminalreporter.write_line(
-            f"found by probing {_target_name(config)} (Honcho {found.version}, as probed); "
-            "a client that sends them gets no error, and:"
+            f"found by probing {_target_name(config)} (Honcho {found.version}, as probed): "
+            "for information; it accepts them without an error, and:"
         )
     for field in ignored:
         terminalreporter.write_line(f"  {field.describe()}")
@@ -604,10 +573,12 @@ def _report_ignored(terminalreporter: Any, config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    lines = [] if hasattr(config, "workerinput") else build_report(config.stash[_CLAUSES]).lines()
-    if lines:
+    results = [] if hasattr(config, "workerinput") else config.stash.get(_CLAUSES, [])
+    if results:
+        from contract_tests.conformance import build_report
+
         terminalreporter.section("honcho conformance: memory backends", sep="-")
-        for line in lines:
+        for line in build_report(results).lines():
             terminalreporter.write_line(line)
     _report_ignored(terminalreporter, config)
     unrecorded = _unrecorded(terminalreporter)

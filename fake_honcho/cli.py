@@ -4,7 +4,8 @@
 SIGTERM shut the server down gracefully, compact the state file, remove its lock
 file and exit 0. The first line on stdout is the server's base URL (with the real
 port when ``--port 0`` asked the OS for one), printed once the socket is listening,
-so a script or a test can read where to connect. uvicorn's logs go to stderr; the
+so a script or a test can read where to connect; on stderr, a line then says where the
+API docs are and how to stop the server. uvicorn's logs go to stderr; the
 fake's own notices are plain ``fake-honcho: warning: ...`` lines there. Mistakes in
 the options are one-line argparse errors (exit 2); a state file or port that cannot
 be used is a one-line ``fake-honcho: error: ...`` (exit 1).
@@ -47,6 +48,7 @@ __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 
 PROG = "fake-honcho"
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
+JWT_SECRET_ENV = "FAKE_HONCHO_JWT_SECRET"
 LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
 DERIVER_MODES = ("background", "immediate", "manual", "gated")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
@@ -73,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_api_key,
         help=f"require 'Authorization: Bearer <key>' on every route but /health "
         f"(default: ${API_KEY_ENV}; auth is off when neither is set)",
+    )
+    parser.add_argument(
+        "--jwt-secret",
+        type=_api_key,
+        help="auth as Honcho runs it with this AUTH_JWT_SECRET: HS256 JWTs, each route's "
+        f"permission rule, POST /v3/keys minting JWTs (default: ${JWT_SECRET_ENV}, which "
+        "keeps the secret out of the process list; not with --api-key)",
     )
     add_version_option(parser)
     parser.add_argument(
@@ -184,9 +193,16 @@ def _fault_rule(text: str) -> FaultRule:
 def create_fake(args: argparse.Namespace) -> FakeHoncho:
     """The fake the parsed options describe (raises StateFileError for a bad state file)."""
     api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    secret = args.jwt_secret if args.jwt_secret is not None else os.environ.get(JWT_SECRET_ENV)
+    if api_key is not None and secret:
+        raise ValueError(
+            f"give an api key (--api-key, ${API_KEY_ENV}) or a JWT secret (--jwt-secret, "
+            f"${JWT_SECRET_ENV}), not both"
+        )
     fake = FakeHoncho(
         version=args.honcho_version,
         api_key=api_key,
+        jwt_secret=secret or None,
         deriver=args.deriver,
         seed=args.seed,
         state_file=args.state_file,
@@ -243,12 +259,26 @@ def serve(argv: Sequence[str]) -> int:
         except (StateFileError, ValueError) as problem:  # ValueError: a bad DERIVER_* setting
             return error(str(problem))
         with fake:
-            print(url_of(sock), flush=True)
             server = make_server(
                 fake.server_app, log_level=args.log_level, shutdown_grace=args.shutdown_grace
             )
-            run_until_signalled(server, sock)
+            url = url_of(sock)
+            run_until_signalled(server, sock, lambda: introduce(url, fake.version.name))
     return 0
+
+
+def introduce(url: str, version: str) -> None:
+    """The URL on stdout (for scripts), then, on stderr at ``--log-level info`` and below,
+    what serves there and how to use it."""
+    print(url, flush=True)
+    logging.getLogger("fake_honcho.cli").info(
+        "serving Honcho %s at %s; API docs at %s/docs (OpenAPI at %s/openapi.json); "
+        "Ctrl+C or SIGTERM stops it",
+        version,
+        url,
+        url,
+        url,
+    )
 
 
 def listen_problem(host: str, port: int, problem: OSError) -> str:
@@ -279,16 +309,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve(args)
 
 
-def run_until_signalled(server: uvicorn.Server, sock: socket.socket) -> None:
+def run_until_signalled(
+    server: uvicorn.Server, sock: socket.socket, announce: Callable[[], None]
+) -> None:
     """Serve until SIGINT or SIGTERM, then return normally so the caller can clean up.
 
     uvicorn re-raises the signal that stopped it once it has shut down, which would
     kill the process before the state file is compacted; handlers installed here are
-    the ones it restores and re-raises into, and they just note the request.
+    the ones it restores and re-raises into. They ask the server to stop, so a signal
+    that comes between ``announce()`` (which prints the URL a script waits for) and
+    uvicorn installing its own handlers stops the server too, instead of being lost.
     """
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
     signals = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda signum, frame: None) for sig in signals}
+    previous = {sig: signal.signal(sig, stop) for sig in signals}
     try:
+        announce()
         server.run(sockets=[sock])
     finally:
         for sig, handler in previous.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import SchemaValidator, ValidationError, from_json
@@ -179,6 +180,12 @@ def query_bool(request: Request, name: str, default: bool) -> bool:
     """A boolean query parameter with pydantic's spellings (``yes``, ``off``, ``1`` ...)."""
     raw = query_str(request, name)
     return default if raw is None else _query(name, raw, scalar("bool"))
+
+
+def query_datetime(request: Request, name: str) -> datetime | None:
+    """An optional datetime query parameter, parsed and refused as FastAPI does."""
+    raw = query_str(request, name)
+    return None if raw is None else _query(name, raw, scalar("datetime"))
 
 
 def _query(name: str, raw: str, validator: SchemaValidator) -> Any:

@@ -5,7 +5,8 @@
 1. the request journal (``fake.requests``), so it sees every request and its final status;
 2. fault injection (``fake.faults``), so faulted requests are journaled with their fault;
 3. CORS (``cors_origins``), answering preflights before auth, as Honcho's middleware does;
-4. auth (only when ``api_key`` is set), so a 401 is journaled and faults still apply;
+4. auth (only when ``jwt_secret`` or ``api_key`` is set), so a 401 is journaled and faults
+   still apply;
 5. the core app (routes, validation, errors), which reaches this object through
    ``request.app.state.fake``.
 
@@ -18,28 +19,32 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from fake_honcho import tokens
-from fake_honcho.auth import AuthMiddleware, Keyring
+from fake_honcho.auth import AuthMiddleware, JwtKeyring, Keyring, OpaqueKeyring, iso_utc
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
 from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS, CORSMiddleware
 from fake_honcho.ids import IdFactory, utc_now
 from fake_honcho.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.journal import Journal, JournalMiddleware
+from fake_honcho.permissions import Rule
 from fake_honcho.persistence import StateFile
 from fake_honcho.server import serve_in_thread
 from fake_honcho.state import Store
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
 from fake_honcho.versions import HonchoVersion, resolve_version
+
+if TYPE_CHECKING:
+    from fake_honcho.app import HonchoApp
 
 __all__ = ["REAL_BUGS", "FakeHoncho", "RealBugs"]
 
@@ -53,8 +58,14 @@ class FakeHoncho:
     ``version`` picks the Honcho server version it speaks (``"3.0.12"``, ``"3.1"``,
     ``"3.2"``; default :data:`fake_honcho.versions.DEFAULT_VERSION`): its routes, its
     request and response fields and its behaviours (see ``fake_honcho.versions``).
-    ``api_key`` turns auth on (``Authorization: Bearer <key>`` on every route but
-    ``/health``); ``deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
+    ``jwt_secret`` (Honcho's ``AUTH_JWT_SECRET``) turns auth on as Honcho runs it: HS256
+    JWTs with Honcho's claims, each route's permission rule, ``POST /v3/keys`` minting
+    JWTs a real server with the same secret accepts (``fake.admin_key`` is the admin
+    JWT). ``api_key`` turns on the simple mode instead: that one opaque string is the
+    admin key, and minted keys are opaque (their scopes are enforced the same way).
+    ``rule_overrides`` replaces routes' permission rules (``{"GET /v3/...": Rule}``,
+    ``fake_honcho.permissions``): a mutant for testing a security test suite.
+    ````deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
     ``"gated"`` (as a real server: see ``fake_honcho.deriver``); ``deriver_gate`` holds
     representation work as the real server's batching settings do (``gated`` reads them
     from the environment when it is not given);
@@ -79,6 +90,8 @@ class FakeHoncho:
         *,
         version: str | HonchoVersion | None = None,
         api_key: str | None = None,
+        jwt_secret: str | None = None,
+        rule_overrides: Mapping[str, Rule] | None = None,
         deriver: DeriverMode = "immediate",
         deriver_gate: BatchGate | None = None,
         strict: bool = False,
@@ -116,11 +129,21 @@ class FakeHoncho:
         self.store = Store()
         self.requests = Journal(journal_limit)
         self.faults = Faults()
-        self.keyring = Keyring(api_key, self.store) if api_key is not None else None
+        if api_key is not None and jwt_secret is not None:
+            raise ValueError("give api_key (the simple mode) or jwt_secret, not both")
+        self.keyring: Keyring | None = (
+            JwtKeyring(jwt_secret)
+            if jwt_secret is not None
+            else OpaqueKeyring(api_key, self.store)
+            if api_key is not None
+            else None
+        )
+        self.rule_overrides = dict(rule_overrides or {})
         self.deriver = Deriver(self.store, deriver, clock=clock, gate=deriver_gate)
-        self.core_app: Starlette = build_app(self)
+        core = build_app(self)
+        self.core_app: Starlette = core
         tokens.load()
-        self.app: ASGIApp = self._stack(self.core_app)
+        self.app: ASGIApp = self._stack(core)
         # Over a real socket, a "drop" fault can close the connection itself.
         self.server_app: ASGIApp = with_connection_drop(self.app)
         self._transports: weakref.WeakSet[SyncASGITransport] = weakref.WeakSet()
@@ -136,10 +159,12 @@ class FakeHoncho:
                 raise
             self.deriver.wake()  # replayed work still queued
 
-    def _stack(self, core: Starlette) -> ASGIApp:
+    def _stack(self, core: HonchoApp) -> ASGIApp:
         app: ASGIApp = core
         if self.keyring is not None:
-            app = AuthMiddleware(app, self.keyring, core.router)
+            app = AuthMiddleware(
+                app, self.keyring, core.router, self.store, overrides=self.rule_overrides
+            )
         app = CORSMiddleware(app, self.cors_origins)
         app = FaultMiddleware(app, self.faults)
         return JournalMiddleware(app, self.requests)
@@ -156,11 +181,35 @@ class FakeHoncho:
     def auth_enabled(self) -> bool:
         return self.keyring is not None
 
-    def issue_key(self, **scope: Any) -> str:
-        """A new key accepted like ``api_key`` (for ``POST /v3/keys``); needs auth on."""
+    @property
+    def admin_key(self) -> str:
+        """The admin key: the JWT ``{"t": "", "ad": true}`` signed with ``jwt_secret``, or
+        ``api_key``; needs auth on."""
+        return self._keyring().admin_key
+
+    def issue_key(
+        self,
+        *,
+        workspace_id: str | None = None,
+        peer_id: str | None = None,
+        session_id: str | None = None,
+        expires_at: datetime | None = None,
+    ) -> str:
+        """A key as ``POST /v3/keys`` mints it (without its 422 checks); needs auth on.
+
+        As on a real Honcho, a key with ``expires_at`` is refused as ``Invalid JWT``.
+        """
+        scope = {"workspace_id": workspace_id, "peer_id": peer_id, "session_id": session_id}
+        return self._keyring().issue(
+            {name: value for name, value in scope.items() if value is not None},
+            expires_at=iso_utc(expires_at) if expires_at is not None else None,
+            now=self.clock(),
+        )
+
+    def _keyring(self) -> Keyring:
         if self.keyring is None:
-            raise RuntimeError("keys can only be issued when auth is on (api_key set)")
-        return self.keyring.issue(scope)
+            raise RuntimeError("auth is off: give FakeHoncho a jwt_secret or an api_key")
+        return self.keyring
 
     def transport(self, *, raise_app_exceptions: bool = True) -> SyncASGITransport:
         """An ``httpx.BaseTransport`` for ``httpx.Client(transport=...)``; buffers responses."""

@@ -37,6 +37,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fake_honcho.journal import FAULT_SCOPE_KEY
+from fake_honcho.permissions import ADMIN_ONLY, guarded
 from fake_honcho.server import close_connection
 
 DROP_EXTENSION = "fake_honcho.drop_connection"
@@ -647,9 +648,9 @@ async def remove_fault(request: Request) -> Response:
 
 
 routes = [
-    Route("/_fake/faults", list_faults, methods=["GET"]),
-    Route("/_fake/faults", add_fault, methods=["POST"]),
-    Route("/_fake/faults", clear_faults, methods=["DELETE"]),
-    Route("/_fake/faults/{fault_id}", get_fault, methods=["GET"]),
-    Route("/_fake/faults/{fault_id}", remove_fault, methods=["DELETE"]),
+    guarded(ADMIN_ONLY, Route("/_fake/faults", list_faults, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/faults", add_fault, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/_fake/faults", clear_faults, methods=["DELETE"])),
+    guarded(ADMIN_ONLY, Route("/_fake/faults/{fault_id}", get_fault, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/faults/{fault_id}", remove_fault, methods=["DELETE"])),
 ]

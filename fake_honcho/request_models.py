@@ -390,11 +390,14 @@ def _jsonable(value: Any) -> Any:
 
 @cache
 def scalar(kind: str, ge: float | None = None, le: float | None = None) -> SchemaValidator:
-    """A validator for one query parameter: ``int``, ``float`` or ``bool``, with bounds."""
+    """A validator for one query parameter: ``int``, ``float``, ``bool`` or ``datetime``,
+    with bounds."""
     if kind == "int":
         return SchemaValidator(cs.int_schema(ge=ge, le=le))  # type: ignore[arg-type]
     if kind == "float":
         return SchemaValidator(cs.float_schema(ge=ge, le=le))
     if kind == "bool":
         return SchemaValidator(cs.bool_schema())
+    if kind == "datetime":
+        return SchemaValidator(cs.datetime_schema())
     raise ValueError(f"no query parameter kind {kind!r}")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from fake_honcho.auth import NOT_PERMITTED, key_scope
+from fake_honcho.auth import claims_of
 from fake_honcho.errors import HonchoError
 from fake_honcho.grouping import PEER_SESSIONS, grouped
 from fake_honcho.message_index import message_index
@@ -98,29 +98,24 @@ def sessions_of(store: Store, ws: str, scope_pid: str) -> list[str]:
     return list(memberships(store, ws, scope_pid))
 
 
+SCOPE_NEEDS_WORKSPACE_KEY = "`scope` requires a workspace- or admin-level key"
+
+
 # -- keys ------------------------------------------------------------------------------
 
 
-def narrow_key(request: Request) -> bool:
-    """Whether the request's key is peer- or session-level (no workspace/admin key)."""
-    found = key_scope(request.scope)
-    return bool(found.get("peer_id") or found.get("session_id"))
-
-
-def require_workspace_key(request: Request) -> None:
-    """The scopes routes' ``require_auth(workspace_name=...)``: 401 for a narrower key or
-    another workspace's."""
-    found = key_scope(request.scope)
-    if found and (
-        narrow_key(request) or found.get("workspace_id") != request.path_params["workspace_id"]
-    ):
-        raise HonchoError(401, NOT_PERMITTED)
+def refuse_peer_key(request: Request) -> None:
+    """``scope`` on a read route needs a workspace- or admin-level key (Honcho's
+    ``validate_scope_read_option`` looks at the peer claim only)."""
+    if claims_of(request).peer is not None:
+        raise HonchoError(401, SCOPE_NEEDS_WORKSPACE_KEY)
 
 
 def refuse_narrow_key(request: Request) -> None:
-    """``scope`` on a read route needs a workspace- or admin-level key."""
-    if narrow_key(request):
-        raise HonchoError(401, "`scope` requires a workspace- or admin-level key")
+    """Session context's ``scope``: a peer or a session key is refused."""
+    claims = claims_of(request)
+    if claims.peer is not None or claims.session is not None:
+        raise HonchoError(401, SCOPE_NEEDS_WORKSPACE_KEY)
 
 
 def get_or_create(

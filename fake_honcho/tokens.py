@@ -2,11 +2,12 @@
 
 Honcho stores ``len(tiktoken.get_encoding("o200k_base").encode(content))`` as a
 message's ``token_count`` and spends session context budgets (``tokens=``) in those
-units. tiktoken fetches its vocabulary over the network on first use, so the fake
-counts with ``quicktok`` instead: a C++ BPE that ships the same vocabulary in its
-wheel, yields tiktoken's ids byte for byte and counts without building a list of
-ids. ``tests/fidelity/test_tokens.py`` holds the counts against ones recorded from
-a real Honcho.
+units. The fake counts with tiktoken too, but tiktoken fetches its vocabularies over
+the network on first use, so the kit ships o200k_base's in ``vocabulary/``: tiktoken's
+own rank file (checked against the sha256 tiktoken expects of it) and its split
+pattern and special tokens, rebuilt by ``python -m tests.fidelity.tokens_vocabulary``.
+``tests/fidelity/test_tokens.py`` holds the counts against ones recorded from a real
+Honcho.
 
 tiktoken's ``encode`` refuses text that spells a special token (``<|endoftext|>``),
 and Honcho lets that ``ValueError`` become a 422; :func:`special_token_error` gives
@@ -15,39 +16,58 @@ its exact text.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 ENCODING = "o200k_base"
+VOCABULARY = Path(__file__).with_name("vocabulary")
 SPECIAL_TOKENS = ("<|endoftext|>", "<|endofprompt|>")
 _SPECIAL = re.compile("|".join(re.escape(token) for token in SPECIAL_TOKENS))
 
 
 @cache
 def load() -> Any:
-    """The tokenizer, loaded once per process (about half a second).
+    """The tokenizer (a ``tiktoken.Encoding``), loaded once per process (about half a second).
 
     ``FakeHoncho()`` calls it, so the first message a served fake stores does not pay
     for it (a client's read timeout could expire on a loaded machine).
     """
-    import quicktok
+    import tiktoken
 
-    return quicktok.get_encoding(ENCODING)
+    definition = json.loads((VOCABULARY / f"{ENCODING}.json").read_text(encoding="utf-8"))
+    data = (VOCABULARY / f"{ENCODING}.tiktoken").read_bytes()
+    if hashlib.sha256(data).hexdigest() != definition["sha256"]:
+        raise RuntimeError(f"{VOCABULARY / ENCODING}.tiktoken is damaged: reinstall the kit")
+    ranks = {}
+    for line in data.splitlines():
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return tiktoken.Encoding(
+        ENCODING,
+        pat_str=definition["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=definition["special_tokens"],
+    )
 
 
 def token_count(text: str) -> int:
     """``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``."""
     if not text:
         return 0
-    try:
-        # Non-ASCII text goes as its UTF-8 bytes: given the str, CPython would keep a
-        # UTF-8 copy on it for as long as it lives (a stored message's content).
-        return int(load().count(text if text.isascii() else text.encode()))
-    except UnicodeEncodeError:
-        # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
-        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return int(load().count(fixed.encode()))
+    if not text.isascii():
+        # tiktoken reads a str through its UTF-8 form, which CPython then keeps on the str
+        # for as long as it lives (a stored message's content): count a copy instead.
+        try:
+            text = text.encode().decode()
+        except UnicodeEncodeError:
+            # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return len(load().encode_ordinary(text))
 
 
 def estimate_tokens(text: str) -> int:

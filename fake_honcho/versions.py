@@ -49,7 +49,9 @@ class Feature(enum.StrEnum):
     CONTEXT_SESSIONS = "context-sessions"
     """``scope`` and ``sessions`` on the session context query, with their 422 rules (3.0.12
     ignores ``sessions``); session allowlists (also ``filters.session_id`` on the recall
-    routes) take valid session ids only."""
+    routes) take valid session ids only. With auth on, a peer key reading a session's context
+    as a member reads from its own perspective only (``peer_perspective``, else
+    ``peer_target``, must be its peer) and names only its peer's sessions."""
     NARROWED_RECALL_HIDES_CARD = "narrowed-recall-hides-card"
     """Session context answers ``peer_card: null`` whenever recall is narrowed."""
     STRICT_FILTERS = "strict-filters"

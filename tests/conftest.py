@@ -7,18 +7,31 @@ The contract-kit fixtures (``honcho_target``, ``honcho_workspace``, ``honcho_set
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import settings
 
 from fake_honcho import FakeHoncho
 
-# No per-example deadline: a test asserts behaviour, never speed (that is bench/'s job),
-# and a loaded CI core makes a 200 ms deadline fail examples that pass.
-settings.register_profile("honcho-contract-kit", deadline=None)
-settings.load_profile("honcho-contract-kit")
+
+def pytest_configure(config: pytest.Config) -> None:
+    """No per-example deadline for hypothesis: a test asserts behaviour, never speed (that is
+    bench/'s job), and a loaded CI core makes a 200 ms deadline fail examples that pass.
+
+    pytest loads this file in any run from the repository root (``testpaths``), so also
+    when a user runs the packaged suites from a clone with the ``contract`` extra alone
+    (``pytest --pyargs contract_tests.suites.api``): the kit's own tooling stays optional
+    here, and is imported only where it is installed.
+    """
+    if importlib.util.find_spec("hypothesis") is None:
+        return
+    from hypothesis import settings
+
+    settings.register_profile("honcho-contract-kit", deadline=None)
+    settings.load_profile("honcho-contract-kit")
+
 
 SERVED_API_KEY = "sk-served-fake-0123456789"
 

@@ -10,10 +10,10 @@ import json
 import httpx
 import pytest
 
-from bench.__main__ import main
+from bench.__main__ import main, summary
 from bench.corpus import TextGenerator, conversation
-from bench.harness import Settings
-from bench.report import MISS, PASS, Table
+from bench.harness import Settings, Timing, ratios
+from bench.report import MISS, NOISY, PASS, Table
 from bench.throughput import (
     ASYNC_FLOOR,
     FLOOR,
@@ -122,13 +122,34 @@ def test_quick_suite_benchmark_is_skipped_with_a_note(capsys: pytest.CaptureFixt
 
 def test_targets_hold_the_transport_to_floors_and_the_served_fake_to_milliseconds() -> None:
     batch = target_for("10-message batch", TRANSPORT)
-    assert batch.judge(3.0, 1.0) == PASS and batch.judge(3.01, 1.0) == MISS
+    assert batch.judge(3.0, 1.0, 3.0, 1.0) == PASS
+    assert batch.judge(3.01, 1.0, 3.01, 1.0) == MISS
     card = target_for("get peer card", TRANSPORT)
-    assert card.judge(1.5, 1.0) == PASS and card.judge(1.6, 1.0) == MISS
+    assert card.judge(1.5, 1.0, 1.5, 1.0) == PASS and card.judge(1.6, 1.0, 1.6, 1.0) == MISS
     served = target_for("get-or-create peer", SERVED)
-    assert served.judge(99.0, 1_500_000) == PASS and served.judge(1.0, 1_500_001) == MISS
-    assert target_for("write 1 message", TRANSPORT).judge(50.0, 1e9) == "-"
-    assert target_for("10-message batch", TEST_CLIENT).judge(50.0, 1e9) == "-"
+    assert served.judge(99.0, 1_500_000, 99.0, 1_500_000) == PASS
+    assert served.judge(1.0, 1_500_001, 1.0, 1_500_001) == MISS
+    assert target_for("write 1 message", TRANSPORT).judge(50.0, 1e9, 50.0, 1e9) == "-"
+    assert target_for("10-message batch", TEST_CLIENT).judge(50.0, 1e9, 50.0, 1e9) == "-"
+
+
+def test_a_miss_within_the_noise_is_noisy_not_a_miss() -> None:
+    """The median misses, the favourable end of the noise meets the target: undecided."""
+    batch = target_for("10-message batch", TRANSPORT)
+    assert batch.judge(3.2, 1.0, 2.9, 1.0) == NOISY
+    assert batch.judge(3.2, 1.0, 3.1, 1.0) == MISS
+    steady = Timing((100.0, 100.0, 100.0, 100.0, 100.0), (1.0,) * 5)
+    unsteady = Timing((60.0, 80.0, 100.0, 120.0, 140.0), (1.0,) * 5)
+    assert ratios(steady, steady) == (1.0, 1.0)
+    median, best = ratios(unsteady, steady)
+    assert median == 1.0 and best < 0.8
+    table = Table("t", ["a", "result"])
+    table.add("x", NOISY)
+    assert (table.misses, table.noisy) == (0, 1)
+    assert summary(0, 1, True, []).startswith(
+        "Targets missed: 0 (outside the noise); 1 more within it (NOISY)"
+    )
+    assert summary(2, 0, False, ["x"]) == "Targets missed: 2. Benchmarks that could not run: x."
 
 
 def test_every_fake_client_is_measured_against_a_floor_that_is_timed() -> None:

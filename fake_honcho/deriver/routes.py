@@ -15,6 +15,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from fake_honcho import scopes
+from fake_honcho.auth import require_member, require_own_peer
 from fake_honcho.deriver import cards, chat, summaries
 from fake_honcho.deriver.conclusions import NewConclusion, attributed, public, recency_key
 from fake_honcho.deriver.context import MAX_TOKENS, charge, fit
@@ -54,6 +55,7 @@ from fake_honcho.ids import isoformat
 from fake_honcho.ignored import reads_query
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import IN_WORKSPACE, OWN_PEER, SESSION_READ, Check, guarded
 from fake_honcho.request_models import RESOURCE_NAME
 from fake_honcho.resources import (
     RESOURCE_NAME_PATTERN,
@@ -329,6 +331,8 @@ async def session_context(request: Request) -> Response:
         else None
     )
     allowlist = _context_allowlist(request, session_id, peer_target, limit_to_session)
+    if peer_target and fake.version.speaks(Feature.CONTEXT_SESSIONS):
+        require_own_peer(request, peer_perspective or peer_target)
     with fake.store.lock:
         messages = message_index(fake.store).session_messages(workspace_id, session_id)
         representation_text: str | None = None
@@ -390,7 +394,10 @@ async def peer_chat(request: Request) -> Response:
     body = await read_body(request, "DialecticOptions")
     refuse_scope_positions(fake, workspace_id, [peer_id, body.get("target")], "chat")
     recall = scoped_recall(fake, request, workspace_id, peer_id, body)
+    if body.get("session_id"):
+        require_member(request, fake.store, workspace_id, [body["session_id"]])
     sessions = _allowlist(body.get("session_id"), body.get("filters"), fake.version)
+    require_member(request, fake.store, workspace_id, sessions or ())
     if body.get("response_format") is not None:
         check_response_format(body["response_format"])
     target = body.get("target") or peer_id
@@ -535,7 +542,10 @@ def _context_allowlist(
         raise HonchoError(422, "`sessions` and `limit_to_session` are mutually exclusive")
     if not peer_target:
         raise HonchoError(422, "peer_target must be provided if sessions is provided")
-    return session_allowlist(listed, "sessions", fake_of(request).version, must_include=session_id)
+    fake = fake_of(request)
+    allowed = session_allowlist(listed, "sessions", fake.version, must_include=session_id)
+    require_member(request, fake.store, request.path_params["workspace_id"], allowed)
+    return allowed
 
 
 def session_allowlist(
@@ -576,22 +586,55 @@ def _query_selection(request: Request, *, include_most_frequent_default: bool) -
     )
 
 
+_SCOPE_OPTION = Check("`scope` refuses a peer key", since=Feature.SCOPES)
+PEER_SCOPED_READ = OWN_PEER.checking(_SCOPE_OPTION)
+PEER_CHAT = OWN_PEER.checking(
+    Check("a peer key's `session_id` and `filters.session_id` must name sessions its peer is in"),
+    _SCOPE_OPTION,
+)
+SESSION_CONTEXT = SESSION_READ.checking(
+    Check(
+        "`scope` refuses a peer or session key; a peer key's `sessions` must be sessions its "
+        "peer is in",
+        since=Feature.CONTEXT_SESSIONS,
+    ),
+    Check(
+        "a peer key reads from its own perspective only (`peer_perspective`, else `peer_target`)",
+        since=Feature.CONTEXT_SESSIONS,
+    ),
+)
+
 routes = [
-    Route(f"{W}/queue/status", queue_status, methods=["GET"]),
-    Route(f"{W}/schedule_dream", schedule_dream, methods=["POST"]),
-    Route(f"{W}/conclusions", create_conclusions, methods=["POST"]),
-    Route(f"{W}/conclusions/list", list_conclusions, methods=["POST"]),
-    Route(f"{W}/conclusions/query", query_conclusions, methods=["POST"]),
+    guarded(IN_WORKSPACE, Route(f"{W}/queue/status", queue_status, methods=["GET"])),
+    guarded(IN_WORKSPACE, Route(f"{W}/schedule_dream", schedule_dream, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(f"{W}/conclusions", create_conclusions, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(f"{W}/conclusions/list", list_conclusions, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(f"{W}/conclusions/query", query_conclusions, methods=["POST"])),
     versioned(
         Feature.CONCLUSION_GET,
-        Route(f"{W}/conclusions/{{conclusion_id}}", get_conclusion, methods=["GET"]),
+        guarded(
+            IN_WORKSPACE,
+            Route(f"{W}/conclusions/{{conclusion_id}}", get_conclusion, methods=["GET"]),
+        ),
     ),
-    Route(f"{W}/conclusions/{{conclusion_id}}", delete_conclusion, methods=["DELETE"]),
-    Route(f"{W}/peers/{{peer_id}}/representation", representation, methods=["POST"]),
-    Route(f"{W}/peers/{{peer_id}}/card", get_card, methods=["GET"]),
-    Route(f"{W}/peers/{{peer_id}}/card", set_card, methods=["PUT"]),
-    Route(f"{W}/peers/{{peer_id}}/context", peer_context, methods=["GET"]),
-    Route(f"{W}/peers/{{peer_id}}/chat", peer_chat, methods=["POST"]),
-    Route(f"{W}/sessions/{{session_id}}/context", session_context, methods=["GET"]),
-    Route(f"{W}/sessions/{{session_id}}/summaries", session_summaries, methods=["GET"]),
+    guarded(
+        IN_WORKSPACE,
+        Route(f"{W}/conclusions/{{conclusion_id}}", delete_conclusion, methods=["DELETE"]),
+    ),
+    guarded(
+        PEER_SCOPED_READ,
+        Route(f"{W}/peers/{{peer_id}}/representation", representation, methods=["POST"]),
+    ),
+    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/card", get_card, methods=["GET"])),
+    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/card", set_card, methods=["PUT"])),
+    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/context", peer_context, methods=["GET"])),
+    guarded(PEER_CHAT, Route(f"{W}/peers/{{peer_id}}/chat", peer_chat, methods=["POST"])),
+    guarded(
+        SESSION_CONTEXT,
+        Route(f"{W}/sessions/{{session_id}}/context", session_context, methods=["GET"]),
+    ),
+    guarded(
+        SESSION_READ,
+        Route(f"{W}/sessions/{{session_id}}/summaries", session_summaries, methods=["GET"]),
+    ),
 ]

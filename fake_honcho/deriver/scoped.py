@@ -57,13 +57,13 @@ def scoped_recall(
 
 
 def check_scope_option(request: Request, body: dict[str, Any]) -> None:
-    """``scope`` refuses ``filters`` and ``session_id`` beside it (422) and peer- or
-    session-level keys (401), in that order (workspace chat shares it)."""
+    """``scope`` refuses ``filters`` and ``session_id`` beside it (422) and peer-level
+    keys (401), in that order (workspace chat shares it)."""
     if body.get("filters") is not None:
         raise HonchoError(422, "`scope` and `filters` are mutually exclusive")
     if body.get("session_id"):
         raise HonchoError(422, "`scope` and `session_id` are mutually exclusive")
-    scopes.refuse_narrow_key(request)
+    scopes.refuse_peer_key(request)
 
 
 def session_union(fake: FakeHoncho, ws: str, names: list[str]) -> list[str]:

@@ -11,6 +11,7 @@ The replay test sends the recorded steps to a fresh fake and compares; the
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,15 +110,27 @@ def declared_at(step: Step, version: HonchoVersion) -> str | None:
     return step.divergence if entry.applies_to(version) and not entry.reproduced else None
 
 
-def run_on_fake(script: Script, version: str | HonchoVersion | None = None) -> list[Result]:
+def run_on_fake(
+    script: Script, version: str | HonchoVersion | None = None, *, auth: bool = False
+) -> list[Result]:
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
-    match its schemas)."""
+    match its schemas); ``auth``: with auth on, sending its admin key (as to a server with
+    ``AUTH_USE_AUTH=true``)."""
     from fake_honcho import FakeHoncho
 
     with (
         # scripts send fields an older version drops on purpose: its answer is the point
-        FakeHoncho(version=version, strict=True, ignored_fields="allow") as fake,
-        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+        FakeHoncho(
+            version=version,
+            strict=True,
+            ignored_fields="allow",
+            jwt_secret=secrets.token_hex(32) if auth else None,
+        ) as fake,
+        httpx.Client(
+            transport=fake.transport(),
+            base_url="http://fake",
+            headers={"Authorization": f"Bearer {fake.admin_key}"} if auth else {},
+        ) as client,
     ):
         return run_script(client, script, workspace_names(FAKE_PREFIX))
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from fake_honcho.pagination import DEFAULT_SIZE, MAX_SIZE
 from fake_honcho.versions import Feature, HonchoVersion
 
-__all__ = ["OPERATIONS", "Answer", "Body", "Operation", "Param", "operation_for"]
+__all__ = ["OPERATIONS", "Answer", "Body", "Operation", "Param", "operation_for", "takes_body"]
 
 JSON = "application/json"
 FORM = "multipart/form-data"
@@ -414,3 +415,13 @@ def operation_for(method: str, path: str, version: HonchoVersion) -> Operation:
             "to fake_honcho/openapi/operations.py"
         )
     return found[-1]
+
+
+@cache
+def takes_body(path: str, method: str) -> bool:
+    """Whether ``method path`` reads a JSON body (which FastAPI decodes before auth)."""
+    return any(
+        operation.body is not None and operation.body.media == JSON
+        for operation in OPERATIONS
+        if (operation.method, operation.path) == (method, path)
+    )

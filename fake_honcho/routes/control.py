@@ -28,6 +28,7 @@ from starlette.routing import Route
 
 from fake_honcho import control
 from fake_honcho.endpoint import fake_of
+from fake_honcho.permissions import ADMIN_ONLY, guarded
 from fake_honcho.persistence import StateFileError
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
@@ -121,13 +122,13 @@ async def clear_journal(request: Request) -> Response:
 
 
 routes = [
-    Route("/_fake/about", get_about, methods=["GET"]),
-    Route("/_fake/deriver", get_deriver, methods=["GET"]),
-    Route("/_fake/deriver/step", step_deriver, methods=["POST"]),
-    Route("/_fake/deriver/drain", drain_deriver, methods=["POST"]),
-    Route("/_fake/reset", reset, methods=["POST"]),
-    Route("/_fake/state", get_state, methods=["GET"]),
-    Route("/_fake/state", put_state, methods=["PUT"]),
-    Route("/_fake/journal", get_journal, methods=["GET"]),
-    Route("/_fake/journal", clear_journal, methods=["DELETE"]),
+    guarded(ADMIN_ONLY, Route("/_fake/about", get_about, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/deriver", get_deriver, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/deriver/step", step_deriver, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/_fake/deriver/drain", drain_deriver, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/_fake/reset", reset, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/_fake/state", get_state, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/state", put_state, methods=["PUT"])),
+    guarded(ADMIN_ONLY, Route("/_fake/journal", get_journal, methods=["GET"])),
+    guarded(ADMIN_ONLY, Route("/_fake/journal", clear_journal, methods=["DELETE"])),
 ]

@@ -34,6 +34,7 @@ from fake_honcho.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.ids import isoformat
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import OWN_SESSION, SESSION_READ, guarded
 from fake_honcho.render_memo import render_memo
 from fake_honcho.request_models import encodable
 from fake_honcho.resources import (
@@ -316,11 +317,13 @@ async def update(request: Request) -> Response:
 
 
 routes = [
-    Route(S + "/messages", create, methods=["POST"]),
+    guarded(OWN_SESSION, Route(S + "/messages", create, methods=["POST"])),
     # The pre-2.6.0 spelling Honcho still answers, left out of its document.
-    Route(S + "/messages/", create, methods=["POST"], include_in_schema=False),
-    Route(S + "/messages/upload", upload, methods=["POST"]),
-    Route(S + "/messages/list", list_messages, methods=["POST"]),
-    Route(S + "/messages/{message_id}", get, methods=["GET"]),
-    Route(S + "/messages/{message_id}", update, methods=["PUT"]),
+    guarded(
+        OWN_SESSION, Route(S + "/messages/", create, methods=["POST"], include_in_schema=False)
+    ),
+    guarded(OWN_SESSION, Route(S + "/messages/upload", upload, methods=["POST"])),
+    guarded(SESSION_READ, Route(S + "/messages/list", list_messages, methods=["POST"])),
+    guarded(SESSION_READ, Route(S + "/messages/{message_id}", get, methods=["GET"])),
+    guarded(OWN_SESSION, Route(S + "/messages/{message_id}", update, methods=["PUT"])),
 ]

@@ -8,11 +8,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from fake_honcho.auth import require_own
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
 from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check, guarded
 from fake_honcho.resources import (
     check_new_name,
     check_new_peer_names,
@@ -35,6 +37,7 @@ async def get_or_create(request: Request) -> Response:
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "PeerCreate")
+    require_own(request, workspace=ws, peer=body["id"])
     metadata = body.get("metadata")
     with fake.store.lock:
         row, created = _upsert(fake, ws, body["id"], metadata, body.get("configuration"))
@@ -123,10 +126,16 @@ async def search(request: Request) -> Response:
     return await run_search(request, scope={"peer_id": request.path_params["peer_id"]})
 
 
+PEER_CREATE = BY_BODY.checking(
+    Check(
+        "a non-admin key's `w` must be the path's workspace, and its `p`, if any, the body's `id`"
+    )
+)
+
 routes = [
-    Route(W + "/peers", get_or_create, methods=["POST"]),
-    Route(W + "/peers/list", list_peers, methods=["POST"]),
-    Route(P, update, methods=["PUT"]),
-    Route(P + "/sessions", sessions_of_peer, methods=["POST"]),
-    Route(P + "/search", search, methods=["POST"]),
+    guarded(PEER_CREATE, Route(W + "/peers", get_or_create, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(W + "/peers/list", list_peers, methods=["POST"])),
+    guarded(OWN_PEER, Route(P, update, methods=["PUT"])),
+    guarded(OWN_PEER, Route(P + "/sessions", sessions_of_peer, methods=["POST"])),
+    guarded(OWN_PEER, Route(P + "/search", search, methods=["POST"])),
 ]

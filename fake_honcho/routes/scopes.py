@@ -14,6 +14,7 @@ from fake_honcho.endpoint import fake_of, no_content, read_body, respond
 from fake_honcho.errors import HonchoError
 from fake_honcho.grouping import WORKSPACE_PEERS, grouped
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import IN_WORKSPACE, guarded
 from fake_honcho.resources import get_active_session
 from fake_honcho.search import sortable_timestamp
 from fake_honcho.versions import Feature, versioned
@@ -23,13 +24,11 @@ SCOPE = W + "/scopes/{scope_id}"
 
 
 def _ids(request: Request) -> tuple[str, str]:
-    scopes.require_workspace_key(request)
     return request.path_params["workspace_id"], request.path_params["scope_id"]
 
 
 async def get_or_create(request: Request) -> Response:
     """201 when created, 200 when it exists (given metadata replaces); 409 on a squatter."""
-    scopes.require_workspace_key(request)
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "ScopeCreate")
@@ -40,7 +39,6 @@ async def get_or_create(request: Request) -> Response:
 
 async def list_scopes(request: Request) -> Response:
     """Oldest first (``reverse``: newest first)."""
-    scopes.require_workspace_key(request)
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     params = page_params(request)
@@ -123,7 +121,7 @@ async def status(request: Request) -> Response:
 
 
 routes = [
-    versioned(Feature.SCOPES, route)
+    versioned(Feature.SCOPES, guarded(IN_WORKSPACE, route))
     for route in (
         Route(W + "/scopes", get_or_create, methods=["POST"]),
         Route(W + "/scopes/list", list_scopes, methods=["POST"]),

@@ -9,6 +9,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho import scopes
+from fake_honcho.auth import claims_of, require_own, require_own_peer
 from fake_honcho.endpoint import (
     fake_of,
     no_content,
@@ -22,6 +23,7 @@ from fake_honcho.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_SESSION, SESSION_READ, Check, guarded
 from fake_honcho.resources import (
     SESSION_OBSERVERS_LIMIT,
     WorkspaceCreate,
@@ -69,11 +71,12 @@ async def get_or_create(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     body = await read_body(request, "SessionCreate")
     sid = body["id"]
+    require_own(request, workspace=ws, session=sid)
     metadata = body.get("metadata")
     peers: dict[str, Any] = body.get("peers") or {}
     configuration = body.get("configuration")
     wanted_scopes: list[str] = body.get("scopes") or []
-    if wanted_scopes and scopes.narrow_key(request):
+    if wanted_scopes and claims_of(request).narrow:
         raise HonchoError(401, "Scope membership requires a workspace-level key")
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, peers, scopes.MEMBERSHIP_HERE)
@@ -289,6 +292,7 @@ async def get_peer_config(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     pid = request.path_params["peer_id"]
+    require_own_peer(request, pid)
     with fake.store.lock:
         if fake.version.speaks(Feature.SCOPES):
             get_peer(fake, ws, pid)  # 3.1 reads the peer first, to refuse a scope's config
@@ -343,17 +347,27 @@ async def search(request: Request) -> Response:
     return await run_search(request, scope={"session_id": request.path_params["session_id"]})
 
 
+SESSION_CREATE = BY_BODY.checking(
+    Check(
+        "a non-admin key's `w` must be the path's workspace, and its `s`, if any, the body's `id`"
+    ),
+    Check("`scopes` needs a workspace or admin key", since=Feature.SCOPES),
+)
+PEER_CONFIG_READ = SESSION_READ.checking(Check("a peer key reads its own peer's config only"))
+
 routes = [
-    Route(W + "/sessions", get_or_create, methods=["POST"]),
-    Route(W + "/sessions/list", list_sessions, methods=["POST"]),
-    Route(S, update, methods=["PUT"]),
-    Route(S, delete, methods=["DELETE"]),
-    Route(S + "/clone", clone, methods=["POST"]),
-    Route(S + "/peers", add_peers, methods=["POST"]),
-    Route(S + "/peers", set_peers, methods=["PUT"]),
-    Route(S + "/peers", remove_peers, methods=["DELETE"]),
-    Route(S + "/peers", list_peers, methods=["GET"]),
-    Route(S + "/peers/{peer_id}/config", get_peer_config, methods=["GET"]),
-    Route(S + "/peers/{peer_id}/config", set_peer_config, methods=["PUT"]),
-    Route(S + "/search", search, methods=["POST"]),
+    guarded(SESSION_CREATE, Route(W + "/sessions", get_or_create, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(W + "/sessions/list", list_sessions, methods=["POST"])),
+    guarded(OWN_SESSION, Route(S, update, methods=["PUT"])),
+    guarded(OWN_SESSION, Route(S, delete, methods=["DELETE"])),
+    guarded(OWN_SESSION, Route(S + "/clone", clone, methods=["POST"])),
+    guarded(OWN_SESSION, Route(S + "/peers", add_peers, methods=["POST"])),
+    guarded(OWN_SESSION, Route(S + "/peers", set_peers, methods=["PUT"])),
+    guarded(OWN_SESSION, Route(S + "/peers", remove_peers, methods=["DELETE"])),
+    guarded(SESSION_READ, Route(S + "/peers", list_peers, methods=["GET"])),
+    guarded(
+        PEER_CONFIG_READ, Route(S + "/peers/{peer_id}/config", get_peer_config, methods=["GET"])
+    ),
+    guarded(OWN_SESSION, Route(S + "/peers/{peer_id}/config", set_peer_config, methods=["PUT"])),
+    guarded(SESSION_READ, Route(S + "/search", search, methods=["POST"])),
 ]

@@ -12,6 +12,7 @@ from starlette.routing import Route
 from fake_honcho.endpoint import fake_of, no_content, public, read_body, respond
 from fake_honcho.errors import HonchoError, value_error
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import IN_WORKSPACE, guarded
 from fake_honcho.resources import get_workspace, now
 
 W = "/v3/workspaces/{workspace_id}"
@@ -89,8 +90,8 @@ async def test_event(request: Request) -> Response:
 
 
 routes = [
-    Route(W + "/webhooks", create, methods=["POST"]),
-    Route(W + "/webhooks", list_webhooks, methods=["GET"]),
-    Route(W + "/webhooks/test", test_event, methods=["GET"]),
-    Route(W + "/webhooks/{endpoint_id}", delete, methods=["DELETE"]),
+    guarded(IN_WORKSPACE, Route(W + "/webhooks", create, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(W + "/webhooks", list_webhooks, methods=["GET"])),
+    guarded(IN_WORKSPACE, Route(W + "/webhooks/test", test_event, methods=["GET"])),
+    guarded(IN_WORKSPACE, Route(W + "/webhooks/{endpoint_id}", delete, methods=["DELETE"])),
 ]

@@ -20,6 +20,7 @@ from fake_honcho.deriver.response_format import check_response_format
 from fake_honcho.deriver.routes import chat_response
 from fake_honcho.deriver.scoped import check_scope_option, session_union
 from fake_honcho.endpoint import fake_of, read_body, strip_nul
+from fake_honcho.permissions import IN_WORKSPACE, guarded
 from fake_honcho.resources import get_active_session, get_workspace
 from fake_honcho.versions import Feature, versioned
 
@@ -58,6 +59,9 @@ async def workspace_chat_route(request: Request) -> Response:
 routes = [
     versioned(
         Feature.WORKSPACE_CHAT,
-        Route("/v3/workspaces/{workspace_id}/chat", workspace_chat_route, methods=["POST"]),
+        guarded(
+            IN_WORKSPACE,
+            Route("/v3/workspaces/{workspace_id}/chat", workspace_chat_route, methods=["POST"]),
+        ),
     ),
 ]

@@ -8,10 +8,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from fake_honcho.auth import UNAUTHORIZED, claims_of
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
 from fake_honcho.filters import WORKSPACE, compile_filter, dialect_for
 from fake_honcho.pagination import page_of, page_params
+from fake_honcho.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
 from fake_honcho.resources import clean_configuration, ensure_workspace, get_workspace
 from fake_honcho.routes._search import run_search
 from fake_honcho.state import Row
@@ -24,6 +26,9 @@ async def get_or_create(request: Request) -> Response:
     """201 when created; an existing workspace is returned unchanged (body ignored)."""
     fake = fake_of(request)
     body = await read_body(request, "WorkspaceCreate")
+    claims = claims_of(request)
+    if not claims.admin and claims.workspace != body["id"]:
+        raise HonchoError(401, UNAUTHORIZED)
     metadata = body.get("metadata", {})
     with fake.store.lock:
         row, created = ensure_workspace(fake, body["id"])
@@ -106,10 +111,12 @@ async def search(request: Request) -> Response:
     return await run_search(request, scope={}, schema=schema, successor=successor)
 
 
+WORKSPACE_CREATE = BY_BODY.checking(Check("a non-admin key's `w` must be the body's `id`"))
+
 routes = [
-    Route("/v3/workspaces", get_or_create, methods=["POST"]),
-    Route("/v3/workspaces/list", list_workspaces, methods=["POST"]),
-    Route(W, update, methods=["PUT"]),
-    Route(W, delete, methods=["DELETE"]),
-    Route(W + "/search", search, methods=["POST"]),
+    guarded(WORKSPACE_CREATE, Route("/v3/workspaces", get_or_create, methods=["POST"])),
+    guarded(ADMIN_ONLY, Route("/v3/workspaces/list", list_workspaces, methods=["POST"])),
+    guarded(IN_WORKSPACE, Route(W, update, methods=["PUT"])),
+    guarded(IN_WORKSPACE, Route(W, delete, methods=["DELETE"])),
+    guarded(IN_WORKSPACE, Route(W + "/search", search, methods=["POST"])),
 ]

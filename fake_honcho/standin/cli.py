@@ -52,12 +52,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(listen_problem(args.host, args.port, problem))
     with sock:
         base_url = f"{url_of(sock)}/v1"
-        print(base_url)
-        for key, value in honcho_environment(base_url).items():
-            print(f"{key}={value}")
-        sys.stdout.flush()
+
+        def announce() -> None:
+            print(base_url)
+            for key, value in honcho_environment(base_url).items():
+                print(f"{key}={value}")
+            sys.stdout.flush()
+
         try:
-            run_until_signalled(make_server(standin.app, log_level=args.log_level), sock)
+            run_until_signalled(make_server(standin.app, log_level=args.log_level), sock, announce)
         finally:
             standin.close()
     return 0

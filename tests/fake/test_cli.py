@@ -46,6 +46,21 @@ def test_port_zero_prints_the_bound_url_and_sigterm_exits_cleanly() -> None:
     assert "Traceback" not in output
 
 
+def test_it_says_where_its_api_docs_are_and_how_to_stop_it() -> None:
+    """After the URL line (stdout, for scripts), one line on stderr for the person."""
+    with running("--port", "0", "--honcho-version", "3.0.12") as (url, process):
+        assert httpx.get(f"{url}/docs").status_code == 200
+        _, output = stop(process)
+    assert (
+        f"fake-honcho: info: serving Honcho 3.0.12 at {url}; API docs at {url}/docs "
+        f"(OpenAPI at {url}/openapi.json); Ctrl+C or SIGTERM stops it"
+    ) in output.splitlines()
+    with running("--port", "0", "--log-level", "warning") as (url, process):
+        assert httpx.get(f"{url}/health").status_code == 200
+        _, output = stop(process)
+    assert "API docs" not in output  # --log-level warning: notices only
+
+
 def test_api_key_from_option_or_env_closes_routes_and_never_shows_in_output() -> None:
     key = "sk-cli-hidden-key"
     for args, env in (((f"--api-key={key}",), {}), ((), {"FAKE_HONCHO_API_KEY": key})):

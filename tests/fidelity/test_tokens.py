@@ -1,11 +1,14 @@
 """``token_count`` against counts a real Honcho 3.0.12 gave (``tokens_real.json``).
 
 The reference is the server's own tiktoken, recorded by ``tokens_record.py``; the fake
-counts with a different library, so these tests hold one against the other.
+counts with tiktoken too, but with the vocabulary it ships (``fake_honcho/vocabulary/``,
+rebuilt by ``tokens_vocabulary.py``), so these tests hold one against the other.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,9 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.tokens import special_token_error, token_count
+from fake_honcho.tokens import ENCODING, VOCABULARY, special_token_error, token_count
+
+from .tokens_vocabulary import ranks_from_js_tiktoken, tiktoken_definition
 
 RECORDED: list[dict[str, Any]] = json.loads(
     Path(__file__).with_name("tokens_real.json").read_text(encoding="utf-8")
@@ -79,3 +84,21 @@ def test_only_whole_special_tokens_are_refused() -> None:
     assert special_token_error("<|endoftext") is None
     assert special_token_error("x <|endofprompt|> <|endoftext|>") is not None
     assert "'<|endofprompt|>'" in (special_token_error("x <|endofprompt|> <|endoftext|>") or "")
+
+
+def test_the_shipped_vocabulary_is_tiktokens_own() -> None:
+    """The rank file has the sha256 the installed tiktoken expects of o200k_base, and the
+    split pattern and special tokens are the ones it declares."""
+    expected = tiktoken_definition()
+    shipped = json.loads((VOCABULARY / f"{ENCODING}.json").read_text(encoding="utf-8"))
+    assert {key: shipped[key] for key in expected} == expected
+    ranks = (VOCABULARY / f"{ENCODING}.tiktoken").read_bytes()
+    assert hashlib.sha256(ranks).hexdigest() == expected["sha256"]
+
+
+def test_js_tiktoken_rows_become_tiktoken_rank_lines() -> None:
+    """js-tiktoken's rows are ``<tag> <first rank> <token> <token> ...``."""
+    a, b, c = (base64.b64encode(token).decode() for token in (b"a", b"b", b" the"))
+    rows = f"! 0 {a} {b}\\n! 7 {c}"  # a JSON string: its rows split by an escaped newline
+    module = 'module.exports = {"bpe_ranks": "' + rows + '"};'
+    assert ranks_from_js_tiktoken(module) == f"{a} 0\n{b} 1\n{c} 7\n".encode()

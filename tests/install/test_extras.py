@@ -74,7 +74,7 @@ def test_fake_honcho_without_its_extra_is_one_clear_line(
     assert out == ""
     assert err == (
         "fake-honcho: error: the 'fake' extra is not installed (missing starlette, "
-        "jsonschema); install it with: pip install 'honcho-contract-kit[fake]'\n"
+        f"jsonschema); install it with: {_extras.install_line('fake')}\n"
     )
 
 
@@ -123,6 +123,8 @@ def test_a_host_that_never_uses_the_suites_imports_nothing_heavy(tmp_path: Path)
     assert not loaded & set(HEAVY)  # ... but nothing heavy came with it
     assert not {m for m in loaded if m.startswith("contract_tests.")} - {
         "contract_tests._entry",
+        "contract_tests.options",
+        "contract_tests.conformance",
         "contract_tests.plugin",
         "contract_tests.faults",
         "contract_tests.capabilities",
@@ -155,10 +157,55 @@ def test_without_the_contract_extra_the_plugin_disables_itself_in_one_line(
     lines = [line for line in done.stdout.splitlines() if "honcho_contract" in line]
     assert lines == [
         "honcho_contract: disabled: the 'contract' extra is not installed (missing syrupy); "
-        "install it with: pip install 'honcho-contract-kit[contract]'"
+        f"install it with: {_extras.install_line('contract')}"
     ]
     assert "1 passed" in done.stdout
     assert importlib.util.find_spec("syrupy") is not None  # only the subprocess lacked it
+
+
+def test_without_the_contract_extra_its_options_stop_the_run_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """``pytest --honcho-url URL`` with only the fake extra: the line naming the extra, not
+    argparse's "unrecognized arguments"; ``--help`` still lists the options."""
+    _host_project(tmp_path)
+    (tmp_path / "block_syrupy.py").write_text(BLOCK_SYRUPY)
+    plugins = ("-p", "block_syrupy", "-p", "contract_tests._entry")
+    done = _pytest(tmp_path, *plugins, "--honcho-url", "http://127.0.0.1:9")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "ERROR: honcho_contract: --honcho-url: the 'contract' extra is not installed "
+        f"(missing syrupy); install it with: {_extras.install_line('contract')}"
+    ]
+    helped = _pytest(tmp_path, *plugins, "--help")
+    assert "--honcho-url=URL" in helped.stdout and "--honcho-settle-timeout" in helped.stdout
+
+
+def test_install_line_follows_where_pip_installed_the_kit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    recorded: dict[str, str | None] = {"text": None}
+
+    class Dist:
+        def read_text(self, name: str) -> str | None:
+            assert name == "direct_url.json"
+            return recorded["text"]
+
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Dist())
+    assert _extras.install_line("fake") == "pip install 'honcho-contract-kit[fake]'"
+    recorded["text"] = json.dumps({"url": "file:///src/my%20kit", "dir_info": {"editable": True}})
+    assert _extras.install_line("fake") == "pip install -e '/src/my kit[fake]'"
+    wheel = "file:///w/honcho_contract_kit-0.1.0-py3-none-any.whl"
+    recorded["text"] = json.dumps({"url": wheel, "archive_info": {}})
+    assert _extras.install_line("contract") == (
+        "pip install '/w/honcho_contract_kit-0.1.0-py3-none-any.whl[contract]'"
+    )
+    recorded["text"] = json.dumps(
+        {"url": "https://example.org/kit.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}}
+    )
+    assert _extras.install_line("fake") == (
+        "pip install 'honcho-contract-kit[fake] @ git+https://example.org/kit.git@abc'"
+    )
 
 
 def test_tox_checks_the_oldest_honcho_ai_the_test_extra_accepts() -> None:
@@ -194,8 +241,7 @@ def test_a_missing_fake_extra_is_one_import_error_naming_it(
     with pytest.raises(ImportError) as raised:
         from fake_honcho import FakeHoncho  # noqa: F401
     assert str(raised.value) == (
-        "fake_honcho needs the 'fake' extra (missing starlette): "
-        "pip install 'honcho-contract-kit[fake]'"
+        f"fake_honcho needs the 'fake' extra (missing starlette): {_extras.install_line('fake')}"
     )
     with pytest.raises(ImportError, match="needs the 'fake' extra"):
         _ = fake_honcho.FakeHoncho
@@ -215,7 +261,7 @@ def test_a_missing_contract_extra_is_one_import_error_naming_it(tmp_path: Path) 
         assert done.returncode == 1
         assert done.stderr.splitlines()[-1] == (
             f"ImportError: contract_tests needs the 'contract' extra (missing {absent}): "
-            "pip install 'honcho-contract-kit[contract]'"
+            f"{_extras.install_line('contract')}"
         )
 
 

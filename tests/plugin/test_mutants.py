@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,24 @@ def test_conformance_report_prints_and_writes_json(pytester: pytest.Pytester) ->
     assert outcomes["signatures"] == "pass"  # judged without the remote
     assert outcomes["writes_survive_outage"] == outcomes["fail_open"] == "not judged"
     assert "pass" not in {outcomes[name] for name in ("search", "isolation_requests", "off_loop")}
+
+
+def test_conformance_report_is_whole_under_xdist(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under xdist each worker runs the canary for itself and the results travel to the
+    controller with the reports: the JSON names the same failures as a one-process run."""
+    here = [str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(part for part in here if part))
+    pytester.makepyfile(test_conf=CONFORMANCE)
+    out = pytester.path / "conformance.json"
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "2", "-k", "not scripted",
+        "--honcho-conformance-json", str(out),
+    )  # fmt: skip
+    report = json.loads(out.read_text())
+    failed = {b["backend"]: (b["level"], b["failed"]) for b in report["backends"]}
+    assert failed == {
+        "test_conf.py::TestResends": ("base", ["no_resend"]),
+        "test_conf.py::TestNoTransport": ("none", ["canary"]),
+    }, result.stdout.str()[-3000:]

@@ -95,7 +95,7 @@ def test_url_target_is_probed_once_and_reported(
             f"*needs Honcho feature(s) scopes; the served fake-honcho at {url} serves Honcho "
             "3.0.12 without them (probed)",
             "*SERVED 3.0.12 *",
-            "*honcho: request fields the target silently ignores*",
+            "*honcho: request fields the target ignores (about the server, not your tests)*",
             "  `scope` on workspace search: hits from every session of the workspace, not only "
             "the scope's",
             "  `scopes` on session create: the session joins no scope",
@@ -143,7 +143,7 @@ def test_a_broadened_scoped_read_is_reported_not_failed(pytester: pytest.Pyteste
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
-            "*honcho: request fields the target silently ignores*",
+            "*honcho: request fields the target ignores (about the server, not your tests)*",
             "  seen: *scoped_read*: `scope` on workspace search answered 200 with hits from "
             "?'inside', 'outside'?, outside the scope; the target serves Honcho 3.0.12, "
             "without scopes: upgrade it before the SDK",

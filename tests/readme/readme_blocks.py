@@ -29,6 +29,7 @@ in the section's directory: ``uses:`` steps are left out (the checkout is that d
 Python is this one), ``env:`` is applied and ``$GITHUB_ENV`` works as on GitHub.
 ``pip install`` and ``pipx`` are stubbed in shell blocks: they check the kit is installed
 in the test environment and install nothing (``pipx run --spec SPEC CMD ...`` runs CMD);
+``tests/install/test_install_lines.py`` runs every install line for real instead;
 the console scripts ``pyproject.toml`` declares (``fake-honcho``...) run this checkout's
 code. Nested ``pytest`` runs get ``PYTEST_ADDOPTS`` (:data:`LEAN_PYTEST`): no cache, and
 none of the hypothesis, schemathesis or anyio plugins.

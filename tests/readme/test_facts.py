@@ -126,3 +126,24 @@ def test_the_reference_lists_every_configuration_key_with_its_default() -> None:
         value = getattr(defaults, field.name)
         if field.name in documented and isinstance(value, (str, int, float)) and value:
             assert documented[field.name].strip("`") == str(value), field.name
+
+
+def test_the_drift_reports_exchange_counts_are_the_scripts() -> None:
+    """docs/real-honcho.md: how many exchanges ``fake-honcho compare`` sends per version,
+    in all and over the routes (before the coercion matrix)."""
+    from fake_honcho.drift.scripts import EVERY_SCRIPT, SCRIPTS
+
+    text = (ROOT / "docs" / "real-honcho.md").read_text(encoding="utf-8")
+    said = re.search(
+        r"exchanges to the\s+server at URL \(([\d,]+) at 3\.0\.12 and ([\d,]+) at 3\.1;.*?"
+        r"\): ([\d,]+) at\s+3\.0\.12 and ([\d,]+) at 3\.1 over every route",
+        text,
+        re.DOTALL,
+    )
+    assert said, "docs/real-honcho.md no longer states the drift report's counts"
+    counted = [
+        sum(len(script.steps) for script in scripts if script.runs_on(VERSIONS[version]))
+        for scripts in (EVERY_SCRIPT, SCRIPTS)
+        for version in ("3.0.12", "3.1")
+    ]
+    assert [int(number.replace(",", "")) for number in said.groups()] == counted

@@ -119,8 +119,9 @@ def test_every_block_runs_unless_it_needs_what_a_user_may_lack() -> None:
     assert [block.where for block in BLOCKS if block.action == "skip"] == []
     assert ADOPTION in SECTIONS
     documents = {str(path.relative_to(ROOT)) for path in [README, *(ROOT / "docs").glob("*.md")]}
-    # every page shows runnable code but the generated register and the architecture map
-    expected = documents - {"docs/divergences.md", "docs/architecture.md"}
+    # every page shows runnable code but the generated register and permission table, and
+    # the architecture map
+    expected = documents - {"docs/divergences.md", "docs/architecture.md", "docs/permissions.md"}
     assert {b.document for b in BLOCKS if b.action not in ("show", "parse")} == expected
 
 
