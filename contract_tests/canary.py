@@ -15,7 +15,8 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+
+import httpx
 
 from contract_tests.transports import RecordedRequest
 
@@ -59,8 +60,9 @@ def logged_warnings() -> Iterator[list[str]]:
 
 
 def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    """``scheme://host[:port]`` as httpx spells it for a request (so default ports agree)."""
+    parsed = httpx.URL(url)
+    return f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
 
 
 def judge(

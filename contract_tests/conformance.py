@@ -8,9 +8,10 @@ Each contract test carries its clause (:func:`clause`); the plugin collects one
 ``user_properties``), and :func:`build_report` folds them per backend.
 
 Levels: ``none`` (a base clause failed: a host call breaks, or the requests never reached
-the target), ``base`` (every base clause holds), ``full`` (and every clause of every
-declared capability was judged and holds; an xfail does not hold). A clause of an
-undeclared capability is ``not declared``, never a failure.
+the target), ``base`` (every base clause holds), ``full`` (and no clause of a declared
+capability failed, was xfailed or went unjudged; a skip that names its reason, such as a
+snapshot not recorded yet or a real server without an LLM, is listed and does not lower
+it). A clause of an undeclared capability is ``not declared``, never a failure.
 
 This module imports nothing heavy: the plugin loads it in every run.
 """

@@ -63,6 +63,11 @@ def test_the_admin_key_is_honchos_admin_jwt(fake: FakeHoncho) -> None:
         ({"ad": True, "exp": "2000-01-01T00:00:00Z"}, (401, "Invalid JWT")),
         ({"ad": True, "exp": 1}, (401, "Invalid JWT")),
         ({"ad": True, "exp": 32503680000}, (500, "An unexpected error occurred")),
+        # measured on 3.0.12 and 3.1 (PyJWT 2.12.1), whatever PyJWT the fake runs on
+        ({"ad": True, "exp": "32503680000"}, (500, "An unexpected error occurred")),
+        ({"ad": True, "exp": None}, (500, "An unexpected error occurred")),
+        ({"ad": True, "exp": ""}, (401, "Invalid JWT")),
+        ({"ad": True, "exp": True}, (401, "Invalid JWT")),
         ({"p": "alice"}, (401, "Invalid JWT scope: peer/session token missing workspace")),
         ({"w": "", "s": "s1"}, (401, "Invalid JWT scope: peer/session token missing workspace")),
     ],
@@ -70,7 +75,7 @@ def test_the_admin_key_is_honchos_admin_jwt(fake: FakeHoncho) -> None:
 def test_claims_are_read_as_honcho_reads_them(
     http: httpx.Client, claims: dict[str, object], expected: tuple[int, object]
 ) -> None:
-    assert answer(http, mint_jwt(SECRET, **claims)) == expected
+    assert answer(http, jwt.encode(claims, SECRET, algorithm="HS256")) == expected
 
 
 @pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
@@ -145,3 +150,26 @@ def test_fake_honcho_reads_the_secret_from_its_environment(
     with pytest.raises(ValueError, match="not both") as refused:
         create_fake(build_parser().parse_args([]))
     assert SECRET not in str(refused.value)
+
+
+def test_the_plugins_in_process_fake_runs_with_auth_on_given_a_secret(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        """
+        import jwt
+
+        def test_auth_on(honcho_target):
+            assert honcho_target.fake.auth_enabled
+            key = honcho_target.api_key.get_secret_value()
+            assert jwt.decode(key, "SECRET", algorithms=["HS256"]) == {"t": "", "ad": True}
+            with honcho_target.client() as client:
+                assert client.post("/v3/workspaces/list", json={}).status_code == 200
+                refused = client.post("/v3/workspaces/list", json={}, headers={"Authorization": ""})
+                assert refused.status_code == 401
+        """.replace("SECRET", SECRET)
+    )
+    monkeypatch.setenv("HONCHO_JWT_SECRET", SECRET)
+    result = pytester.runpytest_inprocess("-p", "no:xdist", "-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    assert SECRET not in result.stdout.str()

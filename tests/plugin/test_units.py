@@ -14,11 +14,12 @@ import httpx
 import pytest
 
 from contract_tests import Capabilities, HonchoAPIContract, HonchoTarget, normalise
+from contract_tests.canary import judge
 from contract_tests.documents import memory_document_problems
 from contract_tests.loop_lag import LoopLagProbe
 from contract_tests.namespace import run_prefix, workspace_id
 from contract_tests.reference import REFERENCE_DIR, ReferenceSnapshot
-from contract_tests.transports import FailingTransport, RecordingTransport
+from contract_tests.transports import FailingTransport, RecordedRequest, RecordingTransport
 
 NANO_A = "V1StGXR8_Z5jdHi6B-myT"
 NANO_B = "abcdefghijklmnopqrstu"
@@ -211,3 +212,29 @@ def test_every_reference_test_has_a_shipped_snapshot_from_honcho_3_0_12() -> Non
     files = sorted((REFERENCE_DIR / "HonchoAPIContract").glob("*.json"))
     assert users and {path.stem for path in files} == users
     assert {json.loads(path.read_text())["honcho_version"] for path in files} == {"3.0.12"}
+
+
+def _sent(path: str, status: int | None, origin: str = "http://honcho.fake") -> RecordedRequest:
+    return RecordedRequest("POST", path, {}, {}, status, origin)
+
+
+@pytest.mark.parametrize(
+    ("requests", "says"),
+    [
+        ([], "sent no request through ctx.transport"),
+        ([_sent("/v3/workspaces", 201, "http://localhost:8000")], "but to http://localhost:8000"),
+        ([_sent("/v3/v3/workspaces/w/peers", 404)], "its base URL ends in /v3"),
+        ([_sent("/v3/workspaces", 401)], "Fix: send ctx.target.api_key"),
+        ([_sent("/api/memories", 404)], "miss Honcho's routes"),
+    ],
+    ids=["no-request", "other-host", "doubled-v3", "no-key", "wrong-paths"],
+)
+def test_canary_names_the_cause(requests: list[RecordedRequest], says: str) -> None:
+    verdict = judge("Mine", "http://honcho.fake", requests, ["it broke"], None, calls="add()")
+    assert verdict.problem is not None and says in verdict.problem
+    assert "'it broke'" in verdict.problem  # what the backend logged is quoted
+
+
+def test_canary_passes_when_a_request_was_answered() -> None:
+    sent = [_sent("/v3/workspaces", 201), _sent("/v3/workspaces/w/sessions/s/messages", 422)]
+    assert judge("Mine", "http://honcho.fake", sent, [], None, calls="add()").problem is None

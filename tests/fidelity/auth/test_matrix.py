@@ -23,13 +23,15 @@ from .matrix import KINDS, Matrix, load, operations
 SECRET = "replay-secret-0123456789abcdef0123456789"
 VERSIONS = ("3.0.12", "3.1")
 
+NO_EMBEDDING_KEY = (
+    "the recording servers have no embedding API key (a create is a 422 'OpenAI API key is "
+    "required', a query a 422 'Query exceeds maximum token limit'); the fake embeds without one"
+)
 #: operation -> why its allowed cells differ (never its refusals)
 DIFFERENT = {
     "clone session": divergence("real-clone-cross-workspace").summary,
-    "create conclusions": (
-        "the recording servers have no embedding API key (422 'OpenAI API key is "
-        "required'); the fake embeds without one"
-    ),
+    "create conclusions": NO_EMBEDDING_KEY,
+    "query conclusions": NO_EMBEDDING_KEY,
 }
 
 
@@ -72,3 +74,22 @@ def test_declared_differences_are_never_about_auth(replay: tuple[dict, dict], op
             assert fake == real, (op, kind)
         else:
             assert fake["status"] != 401, (op, kind)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_matrix_covers_every_route_of_the_version(version: str) -> None:
+    with FakeHoncho(version=version) as fake:
+        router = fake.core_app.router
+        routes = {
+            (method, getattr(route, "path", ""))
+            for route in router.routes
+            for method in getattr(route, "methods", None) or ()
+            if method != "HEAD" and getattr(route, "path", "").startswith("/v3/")
+        }
+        covered = set()
+        for op in operations(resolve_version(version)):
+            path = op.path.replace("{w}", "w").replace("{m}", "m").replace("{s}", "s")
+            found = router.lookup(op.method, path)
+            assert found is not None, op.name
+            covered.add((op.method, found[0].path))
+    assert sorted(routes - covered) == []
