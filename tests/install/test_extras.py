@@ -124,7 +124,7 @@ def test_a_host_that_never_uses_the_suites_imports_nothing_heavy(tmp_path: Path)
     assert not {m for m in loaded if m.startswith("contract_tests.")} - {
         "contract_tests._entry",
         "contract_tests.options",
-        "contract_tests.conformance",
+        "contract_tests.conformance",  # the conformance collector the plugin registers
         "contract_tests.plugin",
         "contract_tests.faults",
         "contract_tests.capabilities",

@@ -13,7 +13,9 @@ extra, the kit is uninstalled between two lines so each line installs it again, 
 then checks what the extra is for. A line that serves (``pipx run ... fake-honcho``) serves on
 a free port until it answers ``/health``. The README's quick start runs as a reader runs it:
 the fake served from one venv, the contract suite run from a second one holding only what
-its line installs. Without a reachable package index these tests are skipped, saying so.
+its line installs. With the ``fake`` extra and a host's own pytest, ``pytest --honcho-url
+URL`` is the one line naming the ``contract`` extra. Without a reachable package index these
+tests are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -293,6 +295,23 @@ def test_each_install_line_installs_its_extra(group: str, place: Place) -> None:
         _ok(_run(line.command, cwd=cwd, env=env), f"{line.command} ({line.where})")
         _probe(group, place, env, line)
         _ok(_run(f"pip uninstall -q -y {KIT}", cwd=place.work, env=env), "pip uninstall")
+    if group == "fake":
+        _without_the_contract_extra_the_options_say_which_to_install(place, env)
+
+
+def _without_the_contract_extra_the_options_say_which_to_install(
+    place: Place, env: dict[str, str]
+) -> None:
+    """The fake extra and a host's own pytest: ``pytest --honcho-url URL`` is one line."""
+    _ok(_run(f"pip install -q '{KIT}[fake]' pytest", cwd=place.work, env=env), "pip install")
+    empty = place.work / "host"
+    empty.mkdir()
+    done = _run("pytest -p no:cacheprovider --honcho-url http://127.0.0.1:9", cwd=empty, env=env)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "ERROR: honcho_contract: --honcho-url: the 'contract' extra is not installed (missing "
+        f"pytest-xdist, syrupy); install it with: pip install '{KIT}[contract]'"
+    ]
 
 
 @pytest.mark.skipif("pipx" not in GROUPS, reason="no guide installs with pipx")
