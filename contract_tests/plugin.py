@@ -217,6 +217,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         declared = affecting(_contract_names(item), served(item.config).features)
         if declared:
             pytest.skip(declared[0].skip_reason)
+    if not remote:  # the in-process fake reproduces the real server's deterministic bugs
+        from fake_honcho.divergences import affecting
+
+        features = served(item.config).features
+        reproduced = [e for e in affecting(_contract_names(item), features) if e.reproduced]
+        if reproduced:
+            pytest.skip(f"the fake reproduces it by default: {reproduced[0].skip_reason}")
     _skip_unless_served(item)
     for mark in item.iter_markers("honcho_requires"):
         unknown = sorted(set(mark.args) - capability_names())

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp
 
 from fake_honcho import routes as routes_package
 from fake_honcho.errors import exception_handlers
+from fake_honcho.http_rules import in_honcho_order, without_implicit_head
 from fake_honcho.routing import DispatchRouter, RoutedShortcut
 from fake_honcho.versions import HonchoVersion, feature_of, resolve_version
 
@@ -46,7 +47,8 @@ DERIVER_ROUTES = "fake_honcho.deriver.routes"
 def collect_routes(version: HonchoVersion | str | None = None) -> list[BaseRoute]:
     """``routes`` of every module in ``fake_honcho/routes/``, then the deriver's, if any,
     less those marked :func:`~fake_honcho.versions.versioned` with a feature ``version``
-    (default: :data:`~fake_honcho.versions.DEFAULT_VERSION`) does not speak."""
+    (default: :data:`~fake_honcho.versions.DEFAULT_VERSION`) does not speak; in Honcho's
+    order, with only the methods FastAPI answers (``fake_honcho.http_rules``)."""
     speaks = resolve_version(version).speaks
     modules = [
         f"{routes_package.__name__}.{info.name}"
@@ -58,7 +60,8 @@ def collect_routes(version: HonchoVersion | str | None = None) -> list[BaseRoute
     collected: list[BaseRoute] = []
     for name in modules:
         collected.extend(getattr(importlib.import_module(name), "routes", []))
-    return [route for route in collected if (needs := feature_of(route)) is None or speaks(needs)]
+    served = [route for route in collected if (needs := feature_of(route)) is None or speaks(needs)]
+    return in_honcho_order(without_implicit_head(served))
 
 
 class HonchoApp(Starlette):

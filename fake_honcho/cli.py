@@ -30,8 +30,9 @@ from collections.abc import Callable, Sequence
 import uvicorn
 
 from fake_honcho._version import version_line
-from fake_honcho.fake import FakeHoncho
+from fake_honcho.fake import REAL_BUGS, FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
+from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS
 from fake_honcho.ignored import MODES as IGNORED_MODES
 from fake_honcho.ignored import IgnoredFieldWarning
 from fake_honcho.persistence import StateFileError
@@ -91,6 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="a request field this version silently drops (one a later version reads, "
         "e.g. 'scope' before 3.1): warn (once per route and field, on stderr), error "
         "(answer 422) or allow (%(default)s)",
+    )
+    parser.add_argument(
+        "--real-bugs",
+        choices=REAL_BUGS,
+        default="reproduce",
+        help="a request the real server of this version answers with an unhandled 500 "
+        "(see docs/divergences.md): reproduce that 500 or correct it to the 4xx a fixed "
+        "server sends (%(default)s)",
+    )
+    parser.add_argument(
+        "--cors-origins",
+        type=_origins,
+        default=DEFAULT_CORS_ORIGINS,
+        metavar="ORIGINS",
+        help="comma-separated browser origins allowed, as Honcho's CORS_ORIGINS ('*' for "
+        f"any; default: {','.join(DEFAULT_CORS_ORIGINS)})",
     )
     parser.add_argument("--log-level", choices=tuple(LOG_LEVELS), default="info")
     parser.add_argument(
@@ -174,6 +191,13 @@ def _seconds(text: str) -> int:
     return int(text)
 
 
+def _origins(text: str) -> tuple[str, ...]:
+    origins = tuple(origin.strip() for origin in text.split(",") if origin.strip())
+    if not origins:
+        raise argparse.ArgumentTypeError("name at least one origin, or '*' for any")
+    return origins
+
+
 def _api_key(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty (leave it out to turn auth off)")
@@ -205,6 +229,8 @@ def create_fake(args: argparse.Namespace) -> FakeHoncho:
         state_file=args.state_file,
         journal_limit=JOURNAL_LIMIT,
         ignored_fields=args.ignored_fields,
+        real_bugs=args.real_bugs,
+        cors_origins=args.cors_origins,
         embed_messages=args.embed_messages,
         embedder=args.embedder,
         embedding_mode=args.embedding_mode,

@@ -19,6 +19,10 @@ a later version fixed, so no divergence there; ``since``: a difference in behavi
 version added). Against a real server only the entries that apply to what it serves (as
 probed by :mod:`fake_honcho.drift.probe`) are checked, and only they skip tests.
 
+A ``real-bug`` entry whose answer is deterministic (a 500 the same request always gets)
+is ``reproduced``: by default the fake answers as the real server does, and
+``FakeHoncho(real_bugs="correct")`` gives the corrected answer the entry describes.
+
 To add an entry: write a probe (the same code must run against the fake and a real
 server; use a fresh workspace id derived from ``workspace``), record what it returns
 on each, and list the contract tests that cannot pass on the real server because of it.
@@ -99,6 +103,10 @@ class Divergence:
     fixed_by: Feature | None = None
     #: The entry applies only to servers with this feature (a version brought it).
     since: Feature | None = None
+    #: A real bug the fake reproduces by default (``FakeHoncho(real_bugs="reproduce")``):
+    #: it answers ``real_result``; ``fake`` and ``fake_result`` are what it answers with
+    #: ``real_bugs="correct"``.
+    reproduced: bool = False
 
     def applies_to(self, served: HonchoVersion | Iterable[Feature]) -> bool:
         """Whether a real server of this version (or serving these features, as probed)
@@ -112,6 +120,10 @@ class Divergence:
     def versions(self) -> tuple[str, ...]:
         """The names of the versions the entry applies to, oldest first."""
         return tuple(name for name, version in VERSIONS.items() if self.applies_to(version))
+
+    def differs(self, real_bugs: str) -> bool:
+        """Whether a fake with this ``real_bugs`` setting answers other than the real server."""
+        return not self.reproduced or real_bugs == "correct"
 
     @property
     def skip_reason(self) -> str:
@@ -355,6 +367,28 @@ def _peer_uid(client: httpx.Client, workspace: str) -> Any:
     return "uid" in peer
 
 
+def _probe_invalid_workspace_id(client: httpx.Client, workspace: str) -> Any:
+    return client.post("/v3/workspaces/a.b/peers", json={"id": "alice"}).status_code
+
+
+def _probe_card_invalid_peer(client: httpx.Client, workspace: str) -> Any:
+    client.post("/v3/workspaces", json={"id": workspace})
+    return client.get(f"/v3/workspaces/{workspace}/peers/a.b/card").status_code
+
+
+def _probe_nan_echoed(client: httpx.Client, workspace: str) -> Any:
+    body = b'{"x": NaN}'
+    headers = {"content-type": "application/json"}
+    return client.post(
+        f"/v3/workspaces/{workspace}/peers", content=body, headers=headers
+    ).status_code
+
+
+def _probe_undecodable_text_body(client: httpx.Client, workspace: str) -> Any:
+    headers = {"content-type": "text/plain"}
+    return client.post("/v3/workspaces/list", content=b"\xff", headers=headers).status_code
+
+
 # -- the register -------------------------------------------------------------------------
 
 _SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
@@ -370,10 +404,10 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "auto-creating the peer)"
         ),
         fake=(
-            "422 with the detail post-tag Honcho gives: \"Peer name(s) ['new.peer'] must "
-            'match pattern ^[a-zA-Z0-9_-]+$"'
+            'reproduced; corrected: 422 with the detail post-tag Honcho gives: "Peer name(s) '
+            "['new.peer'] must match pattern ^[a-zA-Z0-9_-]+$\""
         ),
-        reason="a bad request is never a 500 on the fake; Honcho fixed it after the tag",
+        reason="the real answer is the default; Honcho fixed it after the tag",
         evidence=(
             f"measured on {_SOURCE}; src/crud/message.py create_messages builds "
             "SessionPeerConfig for each author without validating the name"
@@ -383,6 +417,7 @@ DIVERGENCES: tuple[Divergence, ...] = (
         real_result=500,
         affects=("HonchoAPIContract.test_new_peer_name_from_message_is_validated",),
         fixed_by=Feature.PEER_NAME_422,
+        reproduced=True,
     ),
     Divergence(
         id="real-rejected-write-phantom-workspace",
@@ -419,14 +454,17 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "encode as UTF-8, and in metadata the row cannot be stored"
         ),
         fake=(
-            "422 with pydantic's string_unicode item, the input sent back as \\ud800 (ASCII "
-            "escapes for that response only); in metadata the value is stored and echoed"
+            "reproduced where the 422 would echo it; corrected: pydantic's string_unicode "
+            "item, the input sent back as \\ud800 (ASCII escapes for that response only); in "
+            "metadata the value is stored and echoed either way (not reproduced: the fake "
+            "has no database to refuse it)"
         ),
-        reason="a bad request is never a 500 on the fake",
+        reason="the real answer is the default where it is the response that fails",
         evidence=f"measured on {_SOURCE} for message content, metadata and a peer id",
         probe=_probe_lone_surrogate,
         fake_result=422,
         real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="real-clone-cross-workspace",
@@ -456,12 +494,19 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "POST /v3/workspaces/list?page=10**30 (any paginated route) answers 500 "
             "{'detail': 'An unexpected error occurred'}: the OFFSET overflows in Postgres"
         ),
-        fake="200 with an empty page, as for any page past the end",
-        reason="a bad request is never a 500 on the fake; schemathesis generates such pages",
-        evidence=f"measured on {_SOURCE} (page=99999999999999 is a 200 with no items)",
+        fake=(
+            "reproduced once the offset ((page - 1) * size) passes 2**63 - 1; corrected: 200 "
+            "with an empty page, as for any page past the end"
+        ),
+        reason="the real answer is the default; schemathesis generates such pages",
+        evidence=(
+            f"measured on {_SOURCE} and 3.1 (page=99999999999999 is a 200 with no items; "
+            "tests/fidelity/raw, query-page-huge on every paginated route)"
+        ),
         probe=_probe_page_beyond_maxsize,
         fake_result=200,
         real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="real-500-closes-connection",
@@ -472,8 +517,8 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "next request on it fails with a connection reset unless the client reconnects"
         ),
         fake=(
-            "the fake never answers a bad request with 500; an injected 500 "
-            "(fault status=500) keeps the connection alive"
+            "served, the 500 of a reproduced real bug closes the connection as uvicorn does; "
+            "an injected 500 (fault status=500) keeps it alive"
         ),
         reason="fault injection models a server that answers; use the drop fault to model a reset",
         evidence=(
@@ -543,8 +588,8 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "PUT .../peers/bad.name answers 500 {'detail': 'An unexpected error occurred'}: "
             "the route builds PeerCreate(name=peer_id) outside any error handling"
         ),
-        fake="422 with pydantic's string_pattern_mismatch item, loc ['id']",
-        reason="a bad request is never a 500 on the fake",
+        fake="reproduced; corrected: 422 with pydantic's string_pattern_mismatch item, loc ['id']",
+        reason="the real answer is the default; 3.1 answers 422",
         evidence=(
             f"measured on {_SOURCE} (tests/fidelity/exchanges/peers.json); src/routers/peers.py "
             "update_peer"
@@ -553,6 +598,86 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=422,
         real_result=500,
         fixed_by=Feature.PEER_NAME_422,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-invalid-id-500",
+        kind="real-bug",
+        summary="a new workspace or session id that breaks the id pattern is a 500 on most routes",
+        real=(
+            "PUT /v3/workspaces/{ws}, POST .../peers, PUT .../peers/{pid}, PUT .../card, POST "
+            ".../messages, POST .../upload and 3.1's POST .../scopes answer 500 {'detail': 'An "
+            "unexpected error occurred'} for a path workspace or session id such as 'a b', 'é', "
+            "'.', '..' or 1,000 characters (POST .../sessions answers 422 with the "
+            "ValidationError's text, PUT .../sessions/{sid} and POST .../peers of a session 404 "
+            "'Session not found': those the fake answers as they do)"
+        ),
+        fake=(
+            "reproduced; corrected: 422 with pydantic's string_pattern_mismatch (or "
+            "string_too_long) item, loc ['id']"
+        ),
+        reason="the real answer is the default: an SDK retries a 500 and raises a server error",
+        evidence=(
+            "measured on 3.0.12 and 3.1 (tests/fidelity/raw, the paths family); src/crud/"
+            "workspace.py, session.py get_or_create_*: the create model is built from the "
+            "path outside request validation"
+        ),
+        probe=_probe_invalid_workspace_id,
+        fake_result=422,
+        real_result=500,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-card-invalid-peer-500",
+        kind="real-bug",
+        summary="3.0.12's peer card routes answer 500 for a peer id that breaks the id pattern",
+        real=(
+            "GET and PUT .../peers/{pid}/card with pid 'a.b', and session context whose "
+            "observer (peer_perspective, else peer_target) is such a name, answer 500: "
+            "src/crud/peer_card.py builds PeerCreate(name=observer) outside any error "
+            "handling (3.1: 404 and 422)"
+        ),
+        fake="reproduced; corrected: GET 404 'Peer a.b not found in workspace ...', PUT 422",
+        reason="the real answer is the default; 3.1 answers a 4xx",
+        evidence="measured on 3.0.12 and 3.1 (tests/fidelity/raw, the paths family)",
+        probe=_probe_card_invalid_peer,
+        fake_result=404,
+        real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-nan-echo-500",
+        kind="real-bug",
+        summary="a 422 whose input holds NaN or Infinity (JSON the parser accepts) is a 500",
+        real=(
+            "POST .../peers with body {'x': NaN} answers 500: the 422 'missing id' item echoes "
+            "the body, and FastAPI's JSONResponse refuses NaN (allow_nan=False); a body that "
+            "validates with NaN in an ignored field is answered normally"
+        ),
+        fake="reproduced; corrected: the 422 with each NaN or Infinity sent as its name",
+        reason="the real answer is the default",
+        evidence="measured on 3.0.12 and 3.1 (tests/fidelity/raw, body-nan on every route)",
+        probe=_probe_nan_echoed,
+        fake_result=422,
+        real_result=500,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-undecodable-text-body-500",
+        kind="real-bug",
+        summary="a body sent without a JSON content type that is not UTF-8 is a 500",
+        real=(
+            "a model refuses a body that is not sent as JSON with a 422 echoing it as text; "
+            "FastAPI's encoder cannot decode bytes that are not UTF-8, so the answer is 500"
+        ),
+        fake="reproduced; corrected: 422 model_attributes_type with the bytes decoded leniently",
+        reason="the real answer is the default",
+        evidence="measured on 3.0.12 and 3.1: text/plain body b'\\xff\\xfe' to workspaces/list",
+        probe=_probe_undecodable_text_body,
+        fake_result=422,
+        real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="real-filter-errors-500",
@@ -922,6 +1047,9 @@ def _applies_line(entry: Divergence) -> str:
     return f"- **Applies to:** {versions}{fixed}{since}."
 
 
+_CHOICE = " Choose with `FakeHoncho(real_bugs=...)` / `--real-bugs`."
+
+
 def render_markdown() -> str:
     """The user-facing page, ``docs/divergences.md``."""
     lines = [
@@ -940,11 +1068,17 @@ def render_markdown() -> str:
         " with the entry's id as the reason. A real-server bug a later version fixed is no"
         " divergence at that version.",
         "",
+        "A `real-bug` entry marked *reproduced* is no difference by default: the fake answers"
+        ' as the real server does (`real_bugs="reproduce"`), 500s included, and'
+        ' `FakeHoncho(real_bugs="correct")` (`fake-honcho --real-bugs correct`) gives the'
+        " corrected answer the entry describes.",
+        "",
         "| id | kind | versions | summary |",
         "|---|---|---|---|",
     ]
     lines += [
-        f"| [`{e.id}`](#{e.id}) | {e.kind} | {', '.join(e.versions)} | {e.summary} |"
+        f"| [`{e.id}`](#{e.id}) | {e.kind}{' (reproduced)' if e.reproduced else ''} |"
+        f" {', '.join(e.versions)} | {e.summary} |"
         for e in DIVERGENCES
     ]
     for entry in DIVERGENCES:
@@ -954,7 +1088,12 @@ def render_markdown() -> str:
             "",
             _applies_line(entry),
             f"- **Real {entry.first_version}:** {entry.real}.",
-            f"- **Fake:** {entry.fake}.",
+            f"- **Fake:** {entry.fake}."
+            + (
+                " Choose with `FakeHoncho(real_bugs=...)` / `--real-bugs`."
+                if entry.reproduced
+                else ""
+            ),
             f"- **Why the fake keeps it:** {entry.reason}.",
             f"- **Evidence:** {entry.evidence}.",
         ]

@@ -18,7 +18,8 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fake_honcho.errors import Loc, invalid, json_invalid, missing_body
+from fake_honcho.errors import HonchoError, Loc, UnhandledError, json_invalid, missing_body
+from fake_honcho.http_rules import PARSE_ERROR, is_json
 from fake_honcho.ignored import check_body
 from fake_honcho.journal import BODY_SCOPE_KEY, JSON_SCOPE_KEY
 from fake_honcho.request_models import RawBody, request_error, scalar
@@ -36,19 +37,40 @@ def fake_of(request: Request) -> FakeHoncho:
 
 
 async def read_json(request: Request, *, required: bool = True) -> Any:
-    """The JSON body; ``None`` for an absent body when it is optional (list routes)."""
+    """The JSON body; ``None`` for an absent body when it is optional (list routes).
+
+    A body sent without a JSON content type is not parsed (:func:`fake_honcho.http_rules.is_json`):
+    it comes back as :class:`NotJSON`, for the model to refuse as FastAPI's does.
+    """
     raw = await body_bytes(request)
     if not raw:
         if required:
             raise missing_body()
         return None
+    if not is_json(request.headers.get("content-type")):
+        return NotJSON(raw)
     value = decode_json(raw)
     request.scope[JSON_SCOPE_KEY] = value  # the journal keeps long strings by reference
     return value
 
 
+class NotJSON(bytes):
+    """A body FastAPI hands its model as raw bytes (not sent as JSON)."""
+
+    def text(self, fake: FakeHoncho) -> str:
+        """The bytes as the 422's ``input`` shows them (FastAPI's encoder decodes them)."""
+        try:
+            return self.decode()
+        except UnicodeDecodeError:
+            # jsonable_encoder fails on them, so the 422 becomes the global handler's 500
+            if fake.real_bugs == "reproduce":
+                raise UnhandledError("real-undecodable-text-body-500") from None
+            return self.decode(errors="replace")
+
+
 def decode_json(raw: bytes) -> Any:
-    """``json.loads(raw)``, or FastAPI's 422 for a body it refuses."""
+    """``json.loads(raw)``, FastAPI's 422 for a body it refuses, or its 400 for one it
+    cannot decode (not UTF-8, or nested deeper than the parser recurses)."""
     try:
         # pydantic-core's parser is about twice as fast as json's and gives the same
         # values for whatever it accepts; it refuses more (lone surrogates, a BOM, UTF-16,
@@ -63,10 +85,8 @@ def decode_json(raw: bytes) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as error:
         raise json_invalid(error) from None
-    except UnicodeDecodeError:
-        raise invalid(
-            "json_invalid", ("body", 0), "JSON decode error", {}, {"error": "Invalid UTF-8"}
-        ) from None
+    except (UnicodeDecodeError, RecursionError):
+        raise HonchoError(400, PARSE_ERROR) from None
 
 
 async def body_bytes(request: Request) -> bytes:
@@ -87,6 +107,11 @@ async def read_body(
     one drops go to the ignored-field guard (``fake_honcho.ignored``).
     """
     body = await read_json(request, required=required)
+    if isinstance(body, NotJSON):
+        # FastAPI validates the bytes themselves: a model, map or list refuses them with one
+        # item at loc ["body"], the text as its input
+        fake = fake_of(request)
+        return fake.schemas.check_request(schema, body.text(fake))
     if body is None:
         # FastAPI reads a JSON `null` body as no body at all.
         if required:

@@ -3,20 +3,29 @@
 Honcho (FastAPI + pydantic) answers every error as ``{"detail": ...}``: a string for
 application errors, a list of ``{type, loc, msg, input, ctx?}`` items for request
 validation. Route code raises :class:`HonchoError` (or :class:`RequestValidationError`)
-and the handlers here render it; nothing a client sends may become a 500.
+and the handlers here render it. A 500 comes only from :class:`UnhandledError`: a request
+the real server of the fake's version fails on, answered as it does (a declared
+``real-bug`` entry of the register, reproduced unless ``FakeHoncho(real_bugs="correct")``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
 
+from fake_honcho.faults import DROP_EXTENSION
+from fake_honcho.http_rules import UNHANDLED_SCOPE_KEY
 from fake_honcho.wire import JSONBody
+
+if TYPE_CHECKING:
+    from fake_honcho.fake import FakeHoncho
 
 logger = logging.getLogger("fake_honcho")
 
@@ -34,6 +43,42 @@ class HonchoError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.status}, {self.detail!r})"
+
+
+class UnhandledError(Exception):
+    """The real server fails here with an unhandled error: its 500, deliberately.
+
+    ``bug`` names the register entry (:mod:`fake_honcho.divergences`) that declares it.
+    """
+
+    def __init__(self, bug: str) -> None:
+        super().__init__(bug)
+        self.bug = bug
+
+
+UNEXPECTED = "An unexpected error occurred"  # Honcho's global exception handler
+
+
+def real_bug(fake: FakeHoncho, bug: str, corrected: Exception) -> Exception:
+    """What to raise where the real server fails unhandled (register entry ``bug``): its
+    500, or ``corrected`` with ``FakeHoncho(real_bugs="correct")``."""
+    return UnhandledError(bug) if fake.real_bugs == "reproduce" else corrected
+
+
+class UnhandledResponse(JSONResponse):
+    """Honcho's 500 for an unhandled error. The real server's error middleware sends it
+    from outside the CORS middleware and then re-raises, so uvicorn closes the
+    connection: served, the fake closes it too (``fake_honcho.faults.DROP_EXTENSION``)."""
+
+    def __init__(self) -> None:
+        super().__init__({"detail": UNEXPECTED}, status_code=500)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[UNHANDLED_SCOPE_KEY] = True
+        await super().__call__(scope, receive, send)
+        close = scope.get("extensions", {}).get(DROP_EXTENSION)
+        if close is not None:
+            await close()
 
 
 class RequestValidationError(HonchoError):
@@ -92,8 +137,51 @@ def not_found(detail: str) -> HonchoError:
 
 async def _honcho_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HonchoError)
-    # JSONBody, not JSONResponse: a 422 may echo a lone surrogate the client sent.
+    if _unencodable(exc.detail):
+        # FastAPI's JSONResponse refuses NaN and infinities (allow_nan=False), and UTF-8 a
+        # lone surrogate: a 422 echoing one becomes the global handler's 500 (divergences
+        # real-nan-echo-500, real-lone-surrogate-500). Corrected: NaN as its name, and
+        # JSONBody's ASCII escapes for the surrogate.
+        if request.app.fake.real_bugs == "reproduce":
+            return UnhandledResponse()
+        return JSONBody({"detail": _finite(exc.detail)}, status_code=exc.status)
     return JSONBody({"detail": exc.detail}, status_code=exc.status)
+
+
+def _unencodable(value: Any) -> bool:
+    """Whether ``value`` holds what FastAPI's JSON response cannot send."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, str):
+        return not value.isascii() and not _utf8(value)
+    if isinstance(value, dict):
+        return any(_unencodable(k) or _unencodable(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_unencodable(item) for item in value)
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each NaN or infinity as its name (``"NaN"``, ``"Infinity"``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+async def _unhandled(request: Request, exc: Exception) -> Response:
+    return UnhandledResponse()
 
 
 async def _http_exception(request: Request, exc: Exception) -> Response:
@@ -107,10 +195,11 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
 async def _unexpected(request: Request, exc: Exception) -> Response:
     """Honcho's catch-all; the traceback is logged, never sent."""
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse({"detail": "An unexpected error occurred"}, status_code=500)
+    return JSONResponse({"detail": UNEXPECTED}, status_code=500)
 
 
 exception_handlers = {
+    UnhandledError: _unhandled,
     HonchoError: _honcho_error,
     HTTPException: _http_exception,
     Exception: _unexpected,

@@ -4,9 +4,10 @@
 
 1. the request journal (``fake.requests``), so it sees every request and its final status;
 2. fault injection (``fake.faults``), so faulted requests are journaled with their fault;
-3. auth (only when ``jwt_secret`` or ``api_key`` is set), so a 401 is journaled and faults
+3. CORS (``cors_origins``), answering preflights before auth, as Honcho's middleware does;
+4. auth (only when ``jwt_secret`` or ``api_key`` is set), so a 401 is journaled and faults
    still apply;
-4. the core app (routes, validation, errors), which reaches this object through
+5. the core app (routes, validation, errors), which reaches this object through
    ``request.app.state.fake``.
 
 The same app can be driven at once by ``transport()``, ``async_transport()`` and
@@ -18,11 +19,11 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
@@ -34,6 +35,7 @@ from fake_honcho.embedding import ENCODING as EMBEDDING_ENCODING
 from fake_honcho.embedding import Embedder, VectorFunction
 from fake_honcho.embedding import resolve as resolve_embedder
 from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
+from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS, CORSMiddleware
 from fake_honcho.ids import IdFactory, utc_now
 from fake_honcho.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.journal import Journal, JournalMiddleware
@@ -48,7 +50,10 @@ from fake_honcho.versions import HonchoVersion, resolve_version
 if TYPE_CHECKING:
     from fake_honcho.app import HonchoApp
 
-__all__ = ["FakeHoncho"]
+__all__ = ["REAL_BUGS", "FakeHoncho", "RealBugs"]
+
+RealBugs = Literal["reproduce", "correct"]
+REAL_BUGS: tuple[RealBugs, ...] = ("reproduce", "correct")
 
 
 class FakeHoncho:
@@ -77,6 +82,11 @@ class FakeHoncho:
     later version reads, such as ``scope`` before 3.1) gets: ``"warn"`` (once per route
     and field), ``"error"`` (a 422) or ``"allow"``; each is journaled either way
     (``fake_honcho.ignored``).
+    ``cors_origins`` are the browser origins allowed (Honcho's ``CORS_ORIGINS``; default
+    its default, :data:`fake_honcho.http_rules.DEFAULT_CORS_ORIGINS`; ``["*"]`` for any).
+    ``real_bugs`` says what a request the real server of this version answers with an
+    unhandled 500 gets (the register's reproduced ``real-bug`` entries): ``"reproduce"``
+    that 500, as the real server sends it, or ``"correct"`` the 4xx a fixed server sends.
     ``embed_messages`` is Honcho's ``EMBED_MESSAGES`` (on by default, as there): message
     search is then hybrid, full text fused with the messages nearest by ``embedder``
     (default: :class:`fake_honcho.embedding.HashedEmbedder`, the stand-in LLM's too; or
@@ -101,6 +111,8 @@ class FakeHoncho:
         state_file: str | os.PathLike[str] | None = None,
         journal_limit: int | None = None,
         ignored_fields: IgnoredFieldsMode = "warn",
+        cors_origins: Sequence[str] = DEFAULT_CORS_ORIGINS,
+        real_bugs: RealBugs = "reproduce",
         embed_messages: bool = True,
         embedder: Embedder | VectorFunction | str | None = None,
         embedding_mode: EmbeddingMode = "immediate",
@@ -112,6 +124,12 @@ class FakeHoncho:
         if ignored_fields not in MODES:
             raise ValueError(f"ignored_fields must be one of {', '.join(MODES)}")
         self.ignored_fields: IgnoredFieldsMode = ignored_fields
+        if real_bugs not in REAL_BUGS:
+            raise ValueError(f"real_bugs must be one of {', '.join(REAL_BUGS)}")
+        self.real_bugs: RealBugs = real_bugs
+        if isinstance(cors_origins, str):
+            raise TypeError("cors_origins is a list of origins, not one string")
+        self.cors_origins = tuple(cors_origins)
         self._warned: set[tuple[str, ...]] = set()
         self._warned_lock = threading.Lock()
         self.schemas = schemas_for(self.version.schema_layers)
@@ -169,6 +187,7 @@ class FakeHoncho:
             app = AuthMiddleware(
                 app, self.keyring, core.router, self.store, overrides=self.rule_overrides
             )
+        app = CORSMiddleware(app, self.cors_origins)
         app = FaultMiddleware(app, self.faults)
         return JournalMiddleware(app, self.requests)
 

@@ -13,13 +13,17 @@ from typing import Any
 
 from starlette.requests import Request
 
-from fake_honcho.endpoint import query_bool, query_int
+from fake_honcho.endpoint import fake_of, query_bool, query_int
+from fake_honcho.errors import UnhandledError
 from fake_honcho.render_memo import RenderMemo
 from fake_honcho.state import Row
 from fake_honcho.wire import PublicRows
 
 DEFAULT_SIZE = 50
 MAX_SIZE = 100
+#: PostgreSQL's OFFSET is a bigint: a page whose offset passes it fails the real query.
+MAX_OFFSET = 2**63 - 1
+OFFSET_OVERFLOW = "real-page-beyond-int64-500"
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,8 @@ class PageParams:
     page: int = 1
     size: int = DEFAULT_SIZE
     reverse: bool = False
+    #: Answer an offset beyond :data:`MAX_OFFSET` with the real server's 500.
+    overflow_fails: bool = False
 
     @property
     def offset(self) -> int:
@@ -39,7 +45,8 @@ def page_params(request: Request, *, with_reverse: bool = True) -> PageParams:
     size = query_int(request, "size", DEFAULT_SIZE, ge=1, le=MAX_SIZE)
     reverse = query_bool(request, "reverse", False) if with_reverse else False
     assert page is not None and size is not None
-    return PageParams(page=page, size=size, reverse=reverse)
+    fails = fake_of(request).real_bugs == "reproduce"
+    return PageParams(page=page, size=size, reverse=reverse, overflow_fails=fails)
 
 
 def page_of(
@@ -59,6 +66,8 @@ def page_of(
     """
     total = len(rows)
     start = params.offset
+    if start > MAX_OFFSET and params.overflow_fails:
+        raise UnhandledError(OFFSET_OVERFLOW)
     if params.reverse:
         # Walk from the end without copying the whole sequence.
         stop_index = total - start

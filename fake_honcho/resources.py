@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fake_honcho.errors import HonchoError, invalid
+from fake_honcho.errors import (
+    HonchoError,
+    RequestValidationError,
+    UnhandledError,
+    invalid,
+    real_bug,
+)
 from fake_honcho.grouping import session_members
 from fake_honcho.ids import isoformat
 from fake_honcho.request_models import RESOURCE_NAME, SCOPE_PREFIX
@@ -63,6 +69,38 @@ def check_name(name: str, field: str = "id") -> None:
         )
 
 
+#: The register entry of an id that breaks the pattern on a get-or-create route.
+INVALID_ID_500 = "real-invalid-id-500"
+
+
+def check_new_name(
+    fake: FakeHoncho, name: str, refused: HonchoError | None = None, bug: str = INVALID_ID_500
+) -> None:
+    """A path id about to become a new resource, as the route's real server answers it.
+
+    Honcho builds the create model from the path outside request validation: most
+    routes let its ValidationError through (a 500: register entry ``bug``, or with
+    ``real_bugs="correct"`` the item :func:`check_name` gives); a route that turns it
+    into its own answer passes that as ``refused``.
+    """
+    try:
+        check_name(name)
+    except RequestValidationError as corrected:
+        raise (refused or real_bug(fake, bug, corrected)) from None
+
+
+def unhandled_if_unnamable(fake: FakeHoncho, name: str, bug: str) -> None:
+    """3.0.12's peer card routes build ``PeerCreate(name=...)`` of the path's peer outside
+    any error handling: a name it refuses is that server's 500 (register entry ``bug``),
+    unless the fake corrects real bugs (then the route answers as 3.1 does)."""
+    if (
+        fake.real_bugs == "reproduce"
+        and not fake.version.speaks(Feature.PEER_NAME_422)
+        and create_error([name]) is not None
+    ):
+        raise UnhandledError(bug)
+
+
 def clean_configuration(configuration: dict[str, Any] | None) -> dict[str, Any]:
     """``model_dump(exclude_none=True)`` of a configuration model: nulls dropped."""
     if not configuration:
@@ -84,12 +122,15 @@ def get_workspace(fake: FakeHoncho, ws: str) -> Row:
     return row
 
 
-def ensure_workspace(fake: FakeHoncho, ws: str) -> tuple[Row, bool]:
-    """The workspace, created empty if missing; ``(row, created)``."""
+def ensure_workspace(
+    fake: FakeHoncho, ws: str, refused: HonchoError | None = None
+) -> tuple[Row, bool]:
+    """The workspace, created empty if missing; ``(row, created)``; an invalid name is
+    answered as :func:`check_new_name` says."""
     row = fake.store.get("workspaces", ws)
     if row is not None:
         return row, False
-    check_name(ws)
+    check_new_name(fake, ws, refused)
     row = {"id": ws, "metadata": {}, "configuration": {}, "created_at": now(fake)}
     fake.store.put("workspaces", ws, row)
     return row, True
@@ -158,13 +199,17 @@ class PeerCreate(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
-def peer_create_error(names: Iterable[str]) -> str | None:
-    """``str()`` of the ValidationError the server's ``PeerCreate(name=...)`` raises for the
+class WorkspaceCreate(PeerCreate):
+    """The server's ``schemas.WorkspaceCreate`` name rule (the same as a peer's)."""
+
+
+def create_error(names: Iterable[str], model: type[BaseModel] = PeerCreate) -> str | None:
+    """``str()`` of the ValidationError the server's ``model(name=...)`` raises for the
     first bad name, or None. Session routes build one per peer of a map and turn it into
     their own answer (a 422 with this text, or a 404)."""
     for name in names:
         try:
-            PeerCreate(name=name)
+            model(name=name)
         except ValidationError as error:
             return _DOCS_VERSION.sub(SERVER_PYDANTIC_DOCS, str(error))
     return None
@@ -224,15 +269,18 @@ def new_session(fake: FakeHoncho, ws: str, sid: str, metadata: Any, configuratio
     }
 
 
-def ensure_session(fake: FakeHoncho, ws: str, sid: str) -> tuple[Row, bool]:
-    """An active session, created (with its workspace) if missing; 404 if deleted."""
+def ensure_session(
+    fake: FakeHoncho, ws: str, sid: str, refused: HonchoError | None = None
+) -> tuple[Row, bool]:
+    """An active session, created (with its workspace) if missing; 404 if deleted; an
+    invalid name is answered as :func:`check_new_name` says."""
     row = fake.store.get("sessions", (ws, sid))
     if row is not None:
         if not row["is_active"]:
             raise session_not_found(ws, sid)
         return row, False
-    check_name(sid)
-    ensure_workspace(fake, ws)
+    check_new_name(fake, sid, refused)
+    ensure_workspace(fake, ws, refused)
     row = new_session(fake, ws, sid, None, None)
     fake.store.put("sessions", (ws, sid), row)
     return row, True

@@ -58,9 +58,11 @@ from fake_honcho.permissions import IN_WORKSPACE, OWN_PEER, SESSION_READ, Check,
 from fake_honcho.request_models import RESOURCE_NAME
 from fake_honcho.resources import (
     RESOURCE_NAME_PATTERN,
+    create_error,
     ensure_peers,
     get_active_session,
     get_peer,
+    unhandled_if_unnamable,
 )
 from fake_honcho.search.semantic import query_refusal
 from fake_honcho.state import Row
@@ -119,18 +121,21 @@ async def create_conclusions(request: Request) -> Response:
     raw = await read_body(request, "ConclusionBatchCreate")  # or "observations"
     created: list[Row] = []
     with fake.store.lock:
+        # As the server validates a batch: every session, every peer, then the scope rule
+        # (so a reserved name that does not exist is a 404 before it is a 422).
+        conclusions = raw["conclusions"]
+        for session_id in dict.fromkeys(item.get("session_id") for item in conclusions):
+            if session_id is not None:
+                get_active_session(fake, workspace_id, session_id)
+        for item in conclusions:
+            for peer_id in (item["observer_id"], item["observed_id"]):
+                get_peer(fake, workspace_id, peer_id)
         scopes.reject_scope_observed(
             fake,
             workspace_id,
-            [item["observed_id"] for item in raw["conclusions"]],
+            [item["observed_id"] for item in conclusions],
             "No conclusion is ever formed about a scope.",
         )
-        for item in raw["conclusions"]:
-            for peer_id in (item["observer_id"], item["observed_id"]):
-                get_peer(fake, workspace_id, peer_id)
-            session_id = item.get("session_id")
-            if session_id is not None:
-                get_active_session(fake, workspace_id, session_id)
         for item in raw["conclusions"]:
             row = fake.deriver.conclusions.add(
                 NewConclusion(
@@ -219,6 +224,8 @@ async def delete_conclusion(request: Request) -> Response:
 
 # -- representation, card, peer context -----------------------------------------------
 
+CARD_INVALID_PEER = "real-card-invalid-peer-500"
+
 
 async def representation(request: Request) -> Response:
     fake = fake_of(request)
@@ -247,6 +254,7 @@ async def get_card(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, peer_id = request.path_params["workspace_id"], request.path_params["peer_id"]
     target = query_str(request, "target") or peer_id
+    unhandled_if_unnamable(fake, peer_id, CARD_INVALID_PEER)
     with fake.store.lock:
         get_peer(fake, workspace_id, peer_id)
         card = cards.read(fake.store, workspace_id, peer_id, target)
@@ -259,6 +267,7 @@ async def set_card(request: Request) -> Response:
     target = query_str(request, "target") or peer_id
     body = await read_body(request, "PeerCardSet")
     card = [strip_nul(line) for line in body["peer_card"]]
+    unhandled_if_unnamable(fake, peer_id, CARD_INVALID_PEER)
     with fake.store.lock:
         scopes.reject_scope_observed(
             fake, workspace_id, [target], "No peer card is ever formed about a scope."
@@ -280,6 +289,8 @@ async def peer_context(request: Request) -> Response:
             [peer_id, target],
             "Use the `scope` option on the read routes instead.",
         )
+        if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([peer_id]):
+            raise HonchoError(404, "Peer not found")  # 3.0.12 catches PeerCreate's ValueError
         get_peer(fake, workspace_id, peer_id)
         rows = fake.deriver.conclusions.of_pair(workspace_id, peer_id, target)
         card = cards.read(fake.store, workspace_id, peer_id, target)
@@ -330,6 +341,9 @@ async def session_context(request: Request) -> Response:
         budget = tokens
         if peer_target:
             observer = scope_observer or peer_perspective or peer_target
+            if scope_observer is None:  # the card is read through the observer's peer row
+                unhandled_if_unnamable(fake, observer, CARD_INVALID_PEER)
+                get_peer(fake, workspace_id, observer)
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)

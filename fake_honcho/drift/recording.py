@@ -170,10 +170,11 @@ def _without_ids(messages: list[Any]) -> list[Any]:
 
 def declared_at(step: Step, version: HonchoVersion) -> str | None:
     """The register entry ``step`` names, if it applies to ``version`` (a bug the version
-    fixed is no divergence there)."""
+    fixed is no divergence there) and the fake does not reproduce it by default."""
     if step.divergence is None:
         return None
-    return step.divergence if divergence(step.divergence).applies_to(version) else None
+    entry = divergence(step.divergence)
+    return step.divergence if entry.applies_to(version) and not entry.reproduced else None
 
 
 def run_on_fake(

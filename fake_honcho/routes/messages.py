@@ -24,7 +24,10 @@ from fake_honcho import scopes
 from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import (
     HonchoError,
+    RequestValidationError,
     invalid,
+    real_bug,
+    validation_item,
     value_error,
 )
 from fake_honcho.filters import MESSAGE, compile_filter, dialect_for
@@ -47,6 +50,7 @@ from fake_honcho.schemas import SchemaSet
 from fake_honcho.state import NO_METADATA, Row, message_row
 from fake_honcho.tokens import token_count
 from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
+from fake_honcho.versions import Feature
 from fake_honcho.wire import PublicRows
 
 if TYPE_CHECKING:
@@ -117,7 +121,12 @@ def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, A
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
-        check_new_peer_names(fake, ws, list(joining))
+        try:
+            check_new_peer_names(fake, ws, list(joining))
+        except HonchoError as corrected:
+            if fake.version.speaks(Feature.PEER_NAME_422):
+                raise
+            raise real_bug(fake, "real-invalid-author-500", corrected) from None
         # Honcho re-joins every author (crud/message.py create_messages ->
         # get_or_create_session), which restarts their joined_at.
         joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
@@ -156,24 +165,17 @@ async def upload(request: Request) -> Response:
     async with request.form() as form:
         upload_file = form.get("file")
         peer_id = form.get("peer_id")
-        missing = [
-            name
-            for name, value in (("file", upload_file), ("peer_id", peer_id))
-            if value is None or (name == "file" and not isinstance(value, UploadFile))
+        # The form's fields in the route's order; a text field named file is no file.
+        items = [
+            validation_item("missing", ("body", name), "Field required", None)
+            for name, value in (("peer_id", peer_id), ("file", upload_file))
+            if value is None
         ]
-        if missing:
-            raise HonchoError(
-                422,
-                [
-                    {
-                        "type": "missing",
-                        "loc": ["body", name],
-                        "msg": "Field required",
-                        "input": None,
-                    }
-                    for name in missing
-                ],
-            )
+        if isinstance(upload_file, str):
+            message = f"Expected UploadFile, received: {type(upload_file)}"
+            items.append(value_error(("body", "file"), message, upload_file).items[0])
+        if items:
+            raise RequestValidationError(items)
         assert isinstance(upload_file, UploadFile) and isinstance(peer_id, str)
         data = await upload_file.read()
         content_type = upload_file.content_type or ""

@@ -16,7 +16,7 @@ from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSI
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check, guarded
 from fake_honcho.resources import (
-    check_name,
+    check_new_name,
     check_new_peer_names,
     ensure_workspace,
     is_scope,
@@ -56,7 +56,7 @@ async def update(request: Request) -> Response:
             if fake.version.speaks(Feature.PEER_NAME_422):
                 check_new_peer_names(fake, ws, [pid])
             else:
-                check_name(pid)
+                check_new_name(fake, pid, bug="real-peer-put-invalid-id-500")
         elif is_scope(existing):
             raise HonchoError(
                 422, f"Peer '{pid}' is a scope. Use the scopes routes to manage scopes."

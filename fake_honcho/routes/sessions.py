@@ -26,9 +26,11 @@ from fake_honcho.pagination import page_of, page_params
 from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_SESSION, SESSION_READ, Check, guarded
 from fake_honcho.resources import (
     SESSION_OBSERVERS_LIMIT,
+    WorkspaceCreate,
     add_members,
     check_new_peer_names,
     clean_configuration,
+    create_error,
     ensure_session,
     ensure_workspace,
     get_active_session,
@@ -37,7 +39,6 @@ from fake_honcho.resources import (
     new_session,
     now,
     observers_error,
-    peer_create_error,
     plan_members,
     reject_reserved_new,
     remove_members,
@@ -53,6 +54,11 @@ if TYPE_CHECKING:
 
 W = "/v3/workspaces/{workspace_id}"
 S = W + "/sessions/{session_id}"
+
+
+def _cannot_create() -> HonchoError:
+    """What the session routes that catch ValueError answer for a name they cannot create."""
+    return HonchoError(404, "Session not found")
 
 
 def _ids(request: Request) -> tuple[str, str]:
@@ -80,7 +86,8 @@ async def get_or_create(request: Request) -> Response:
         if row is None:
             plan_members(fake, ws, sid, peers)
             _check_peer_names(fake, ws, peers, 422)
-            ensure_workspace(fake, ws)
+            text = create_error([ws], WorkspaceCreate)  # the route catches its ValidationError
+            ensure_workspace(fake, ws, None if text is None else HonchoError(422, text))
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
                 add_members(fake, ws, sid, peers)
@@ -108,7 +115,7 @@ def _check_peer_names(
     if fake.version.speaks(Feature.PEER_NAME_422):
         check_new_peer_names(fake, ws, list(peers))
         return
-    text = peer_create_error(peers)
+    text = create_error(peers)
     if text is not None:
         raise HonchoError(status, detail or text)
 
@@ -152,7 +159,7 @@ async def update(request: Request) -> Response:
     body = await read_body(request, "SessionUpdate")
     metadata = body.get("metadata")
     with fake.store.lock:
-        row, _ = ensure_session(fake, ws, sid)
+        row, _ = ensure_session(fake, ws, sid, _cannot_create())  # any ValueError
         row = _apply_update(fake, ws, sid, row, metadata, body.get("configuration"))
     return respond(request, public(row), schema="Session")
 
@@ -188,7 +195,7 @@ async def clone(request: Request) -> Response:
         if cutoff is not None:
             cut = next((i for i, m in enumerate(messages) if m["id"] == cutoff), None)
             if cut is None:  # the server's ValueError, answered as the route answers them all
-                raise HonchoError(404, "Session not found")
+                raise _cannot_create()
             messages = messages[: cut + 1]
         new_sid = fake.new_id()
         row = new_session(fake, ws, new_sid, original["metadata"], None)
@@ -221,8 +228,8 @@ async def add_peers(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "SessionPeerMap")
-    if peer_create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
-        raise HonchoError(404, "Session not found")
+    if create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
+        raise _cannot_create()
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
         reject_reserved_new(fake, ws, body)
@@ -232,7 +239,7 @@ async def add_peers(request: Request) -> Response:
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
         _check_peer_names(fake, ws, body, 404, "Session not found")  # any ValueError
-        row, _ = ensure_session(fake, ws, sid)
+        row, _ = ensure_session(fake, ws, sid, _cannot_create())
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")
 
@@ -310,11 +317,11 @@ async def set_peer_config(request: Request) -> Response:
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
         get_active_session(fake, ws, sid)
-        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
-        if not fake.version.speaks(Feature.PEER_NAME_422) and peer_create_error([pid]):
-            raise HonchoError(404, "Session not found")  # 3.0.12's PeerCreate(name=pid)
-        if fake.store.get("peers", (ws, pid)) is None:
+        if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([pid]):
+            raise _cannot_create()  # 3.0.12's PeerCreate(name=pid)
+        if fake.store.get("peers", (ws, pid)) is None:  # looked up before the scope check
             raise HonchoError(404, f"Peer {pid} not found in workspace {ws}")
+        scopes.reject_scopes(fake, ws, [pid], scopes.MEMBERSHIP_ROUTES)
         member = fake.store.get("session_peers", (ws, sid, pid))
         merged = session_peer_config(member) if member is not None else {}
         merged.update({key: value for key, value in body.items() if value is not None})

@@ -330,3 +330,19 @@ def test_a_slow_request_at_shutdown_gets_a_clean_answer(sig: signal.Signals) -> 
     )
     assert "Traceback" not in output
     assert "Exception in ASGI application" not in output
+
+
+def test_real_bugs_and_cors_origins_reach_the_fake() -> None:
+    args = build_parser().parse_args(
+        ["--real-bugs", "correct", "--cors-origins", "http://localhost:3000, https://app.example"]
+    )
+    with create_fake(args) as fake:
+        assert fake.real_bugs == "correct"
+        assert fake.cors_origins == ("http://localhost:3000", "https://app.example")
+    with create_fake(build_parser().parse_args([])) as fake:
+        assert fake.real_bugs == "reproduce"
+        assert fake.cors_origins == (
+            "http://localhost",
+            "http://127.0.0.1:8000",
+            "https://api.honcho.dev",
+        )

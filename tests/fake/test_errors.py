@@ -295,12 +295,25 @@ def test_bad_page_parameters(
     assert (response.status_code, detail(response)) == (422, [expected])
 
 
-def test_bad_path_id_for_a_new_workspace_is_refused(seeded: httpx.Client, fake: FakeHoncho) -> None:
+def test_bad_path_id_for_a_new_workspace_is_the_real_500(
+    seeded: httpx.Client, fake: FakeHoncho
+) -> None:
+    """Honcho builds WorkspaceCreate from the path outside validation (real-invalid-id-500)."""
     before = snapshot(fake)
     response = seeded.put("/v3/workspaces/bad.name", json={})
+    assert response.status_code == 500
+    assert response.json() == {"detail": "An unexpected error occurred"}
+    assert snapshot(fake) == before
+
+
+def test_bad_path_id_for_a_new_workspace_is_refused_when_corrected() -> None:
+    with (
+        FakeHoncho(real_bugs="correct") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://t") as http,
+    ):
+        response = http.put("/v3/workspaces/bad.name", json={})
     assert response.status_code == 422
     assert detail(response)[0]["type"] == "string_pattern_mismatch"
-    assert snapshot(fake) == before
 
 
 def test_errors_never_leak_an_api_key(fake: FakeHoncho) -> None:
@@ -320,5 +333,7 @@ def test_null_body_counts_as_missing(seeded: httpx.Client) -> None:
     assert detail(response) == [
         {"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}
     ]
-    listed = seeded.post(f"{W}/peers/list", content=b"null")
+    listed = seeded.post(
+        f"{W}/peers/list", content=b"null", headers={"content-type": "application/json"}
+    )
     assert listed.status_code == 200 and listed.json()["total"] == 1

@@ -122,6 +122,7 @@ def test_a_version_that_reads_the_field_reports_nothing() -> None:
 
 def test_context_sessions_do_nothing_on_3_0_12_and_are_reported(old: FakeHoncho) -> None:
     with _client(old) as client, pytest.warns(IgnoredFieldWarning, match="query parameter"):
+        client.post("/v3/workspaces/w/sessions", json={"id": "s", "peers": {"alice": {}}})
         # On 3.1 a `sessions` allowlist without this session is a 422; 3.0.12 never reads it.
         answer = client.get(CONTEXT, params={"peer_target": "alice", "sessions": ["other"]})
     assert answer.status_code == 200

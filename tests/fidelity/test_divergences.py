@@ -35,25 +35,46 @@ IDS = [entry.id for entry in DIVERGENCES]
 
 
 @pytest.fixture(scope="module")
-def served_urls() -> Iterator[dict[str, str]]:
-    """One fake behind uvicorn per version entries are about: probes look at connections,
-    so they need real sockets."""
+def served_urls() -> Iterator[dict[tuple[str, str], str]]:
+    """One fake behind uvicorn per version entries are about and ``real_bugs`` setting:
+    probes look at connections, so they need real sockets."""
     with ExitStack() as stack:
         urls = {}
         for version in sorted({entry.first_version.name for entry in DIVERGENCES}):
-            fake = stack.enter_context(FakeHoncho(version=version))
-            urls[version] = stack.enter_context(fake.serve())
+            for real_bugs in ("reproduce", "correct"):
+                fake = stack.enter_context(FakeHoncho(version=version, real_bugs=real_bugs))
+                urls[version, real_bugs] = stack.enter_context(fake.serve())
         yield urls
 
 
+def _observed(entry: Divergence, url: str) -> object:
+    with httpx.Client(base_url=url, timeout=30) as client:
+        return entry.probe(client, f"div-{uuid.uuid4().hex[:12]}")
+
+
 @pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
-def test_probe_still_differs_on_the_fake(entry: Divergence, served_urls: dict[str, str]) -> None:
-    with httpx.Client(base_url=served_urls[entry.first_version.name], timeout=30) as client:
-        observed = entry.probe(client, f"div-{uuid.uuid4().hex[:12]}")
+def test_probe_still_differs_on_the_fake(
+    entry: Divergence, served_urls: dict[tuple[str, str], str]
+) -> None:
+    """The fake answers ``fake_result``: by default, or, for a reproduced real bug, with
+    ``real_bugs="correct"``."""
+    real_bugs = "correct" if entry.reproduced else "reproduce"
+    observed = _observed(entry, served_urls[entry.first_version.name, real_bugs])
     assert observed == entry.fake_result, f"{entry.id}: the fake now answers {observed!r}"
     assert observed != entry.real_result, (
         f"{entry.id}: the fake now behaves as real Honcho does; delete the entry"
     )
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in DIVERGENCES if e.reproduced], ids=lambda entry: entry.id
+)
+def test_reproduced_bugs_are_answered_as_the_real_server_does(
+    entry: Divergence, served_urls: dict[tuple[str, str], str]
+) -> None:
+    assert entry.kind == "real-bug" and entry.real_result not in (UNSTABLE, UNVERIFIED)
+    observed = _observed(entry, served_urls[entry.first_version.name, "reproduce"])
+    assert observed == entry.real_result, f"{entry.id}: the fake now answers {observed!r}"
 
 
 @pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)

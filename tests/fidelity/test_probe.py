@@ -53,11 +53,19 @@ def probe_with(fake: FakeHoncho) -> Served:
 def test_a_fake_at_3_0_12_is_probed_as_3_0_12_ignoring_every_newer_field() -> None:
     served = probe_with(FakeHoncho(version="3.0.12", ignored_fields="allow"))
     assert served.version.name == "3.0.12"
-    # the fake refuses bad filters with a 422 where 3.0.12 answers 500 (real-filter-errors-500)
-    assert served.features == {Feature.STRICT_FILTERS}
+    assert served.features == frozenset()
     assert [(f.route, f.field) for f in served.ignored] == [
         (probe.route, probe.field) for probe in FIELD_PROBES
     ]
+
+
+@pytest.mark.parametrize("real_bugs", ["reproduce", "correct"])
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_a_fake_is_probed_to_serve_exactly_its_versions_features(
+    version: str, real_bugs: str
+) -> None:
+    served = probe_with(FakeHoncho(version=version, ignored_fields="allow", real_bugs=real_bugs))
+    assert served.features == VERSIONS[version].features
 
 
 def _answering(status: int, detail: Any) -> httpx.Client:
