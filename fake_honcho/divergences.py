@@ -289,6 +289,24 @@ def _probe_embedding_model(client: httpx.Client, workspace: str) -> Any:
         time.sleep(0.2)
 
 
+def _probe_representation_same_time(client: httpx.Client, workspace: str) -> Any:
+    """Four conclusions of one request (one ``created_at``): in which order does the
+    representation list them? (``None`` where conclusions cannot be created: no embedder.)"""
+    client.post(f"/v3/workspaces/{workspace}/sessions", json={"id": "s", "peers": {"a": {}}})
+    facts = ["a likes tea", "a likes jazz", "a lives in rome", "a runs daily"]
+    body = {
+        "conclusions": [
+            {"content": fact, "observer_id": "a", "observed_id": "a", "session_id": "s"}
+            for fact in facts
+        ]
+    }
+    if client.post(f"/v3/workspaces/{workspace}/conclusions", json=body).status_code != 201:
+        return None
+    shown = client.post(f"/v3/workspaces/{workspace}/peers/a/representation", json={}).json()
+    text = shown.get("representation", "")
+    return sorted(facts, key=lambda fact: text.find(fact))
+
+
 def _probe_webhooks_order(client: httpx.Client, workspace: str) -> Any:
     client.post("/v3/workspaces", json={"id": workspace})
     for i in range(4):
@@ -775,6 +793,28 @@ DIVERGENCES: tuple[Divergence, ...] = (
         evidence="src/crud/peer.py get_peers: order_by(created_at, id); src/models.py Peer.id",
         probe=_probe_one_request_peers_order,
         fake_result=["c", "a", "b"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="representation-same-time-order",
+        kind="unspecified",
+        summary="a representation lists conclusions of the same time in no fixed order",
+        real=(
+            "Representation.merge_representation goes through a set, whose order follows "
+            "hash((content, created_at, session)): string hashes change with every process "
+            "(PYTHONHASHSEED), so conclusions sharing a created_at (one request, one deriver "
+            "batch) come out in a different order from run to run"
+        ),
+        fake="oldest first, then in creation order",
+        reason="one deterministic order; compare such lines as a set",
+        evidence=(
+            "src/utils/representation.py merge_representation and ExplicitObservation.__hash__;"
+            " measured on real 3.0.12 and 3.1 with embeddings from fake-honcho-llm: 64 "
+            "representations with search_query hold the conclusions the fake's hold, 9 in "
+            "the same order"
+        ),
+        probe=_probe_representation_same_time,
+        fake_result=["a likes tea", "a likes jazz", "a lives in rome", "a runs daily"],
         real_result=UNSTABLE,
     ),
     Divergence(
