@@ -75,12 +75,17 @@ class Embedder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class HashedCode:
-    """A :class:`HashedEmbedder` vector, stored sparse: its term buckets, its dense
-    tail and its squared norm (all integers)."""
+    """A :class:`HashedEmbedder` vector, stored small: its term buckets (ascending), its
+    dense tail plus 15 (one byte each) and its squared norm."""
 
-    buckets: frozenset[int]
-    dense: tuple[int, ...]
+    buckets: array[int]
+    shifted: bytes
     norm: int
+
+    @property
+    def dense(self) -> tuple[int, ...]:
+        """The dense tail's values (-15..15)."""
+        return tuple(value - _DENSE_RANGE for value in self.shifted)
 
 
 class HashedEmbedder:
@@ -90,17 +95,17 @@ class HashedEmbedder:
 
     def encode(self, text: str, dimensions: int = DIMENSIONS) -> HashedCode:
         span = dimensions - _DENSE
-        buckets = frozenset(_bucket(term, span) for term in terms(text))
+        buckets = array("I", sorted({_bucket(term, span) for term in terms(text)}))
         digest = hashlib.blake2b(text.strip().lower().encode(), digest_size=_DENSE).digest()
-        dense = tuple(byte % (2 * _DENSE_RANGE + 1) - _DENSE_RANGE for byte in digest)
+        dense = [byte % (2 * _DENSE_RANGE + 1) - _DENSE_RANGE for byte in digest]
         if not any(dense):
-            dense = (1, *dense[1:])
+            dense[0] = 1
         norm = len(buckets) * _TERM_WEIGHT * _TERM_WEIGHT + sum(map(mul, dense, dense))
-        return HashedCode(buckets, dense, norm)
+        return HashedCode(buckets, bytes(value + _DENSE_RANGE for value in dense), norm)
 
     def distance(self, query: object, item: object) -> float:
         assert isinstance(query, HashedCode) and isinstance(item, HashedCode)
-        shared = len(query.buckets & item.buckets) * _TERM_WEIGHT * _TERM_WEIGHT
+        shared = len(set(query.buckets).intersection(item.buckets)) * _TERM_WEIGHT * _TERM_WEIGHT
         return pg_cosine_distance(
             shared + sum(map(mul, query.dense, item.dense)), query.norm, item.norm
         )
@@ -142,14 +147,14 @@ class HashedScores:
 
     def add(self, code: HashedCode) -> None:
         row = len(self._roots)
-        for column, value in zip(self._columns, code.dense, strict=True):
-            column.append(value + _DENSE_RANGE)
+        for column, value in zip(self._columns, code.shifted, strict=True):
+            column.append(value)
         for bucket in code.buckets:
             found = self._postings.get(bucket)
             if found is None:
                 found = self._postings[bucket] = array("I")
             found.append(row)
-        self._bases.append(_BIAS - _DENSE_RANGE * sum(code.dense) - _SHIFTED)
+        self._bases.append(_BIAS - _DENSE_RANGE * (sum(code.shifted) - _OFFSETS) - _SHIFTED)
         self._roots.append(math.sqrt(code.norm))
         self._packed = None
 
@@ -168,7 +173,7 @@ class HashedScores:
         for weight, column in zip(query.dense, columns, strict=True):
             total += (weight + _DENSE_RANGE) * column
         # each field: dot + _BIAS (the query's own offset taken out of every row at once)
-        total -= _DENSE_RANGE * sum(query.dense) * ones
+        total -= _DENSE_RANGE * (sum(query.shifted) - _OFFSETS) * ones
         dots = list(map(sub, array("I", total.to_bytes(4 * rows, sys.byteorder)), repeat(_BIAS)))
         shared = _TERM_WEIGHT * _TERM_WEIGHT
         for bucket in query.buckets:
@@ -178,6 +183,7 @@ class HashedScores:
 
 
 _BIAS = 1 << 20
+_OFFSETS = _DENSE * _DENSE_RANGE  # what the shifted tail adds to a sum of its values
 _SHIFTED = _DENSE * _DENSE_RANGE * _DENSE_RANGE
 
 
