@@ -3,6 +3,7 @@
     python -m tests.fidelity.raw.record --version 3.0.12 --url http://127.0.0.1:18000 --record
     python -m tests.fidelity.raw.record --version 3.0.12 --url http://127.0.0.1:18000  # compare
 
+Record from a server with embeddings and auth off (the in-process fake is built so).
 ``--record`` writes ``tests/fidelity/raw/<version>/<operation>.json`` (one file per
 operation: its groups, their setup and each probe's request and answer as
 :func:`~tests.fidelity.raw.exchange.view` shows it). Without it, the server at ``--url``
@@ -41,7 +42,10 @@ class Target:
         if url is None:
             from fake_honcho import FakeHoncho
 
-            self.fake: FakeHoncho | None = FakeHoncho(version=version, ignored_fields="allow")
+            # as the recordings' servers were configured: embeddings off
+            self.fake: FakeHoncho | None = FakeHoncho(
+                version=version, ignored_fields="allow", embed_messages=False
+            )
             self.loop = asyncio.new_event_loop()
             self.host = IN_PROCESS_HOST
         else:
