@@ -743,15 +743,16 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "NaN answers 500: the form is turned into its model outside request validation"
         ),
         fake=(
-            "422 with the field's pydantic item (dict_type, model_attributes_type, or "
-            "finite_number for NaN and infinities); text that is not JSON is ignored, as on "
-            "the server"
+            "reproduced; corrected: 422 with the field's pydantic item (dict_type, "
+            "model_attributes_type, or finite_number for NaN and infinities); text that is "
+            "not JSON is ignored, as on the server"
         ),
-        reason="a bad request is never a 500 on the fake",
+        reason="the real answer is the default",
         evidence=f"measured on {_SOURCE}; src/routers/messages.py parse_upload_form",
         probe=_probe_upload_metadata_list,
         fake_result=422,
         real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="deletion-at-once",

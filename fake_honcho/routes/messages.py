@@ -186,7 +186,7 @@ async def upload(request: Request) -> Response:
             f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
         )
     text = extract_text(data, content_type)
-    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake.schemas, extra)}
+    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake, extra)}
     # Not a model body: the models' validators run one by one, each refusal a 422.
     item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [
@@ -197,14 +197,22 @@ async def upload(request: Request) -> Response:
     return _created(request, fake, rows)
 
 
-def _form_fields(schemas: SchemaSet, form: dict[str, Any]) -> dict[str, Any]:
+def _form_fields(fake: FakeHoncho, form: dict[str, Any]) -> dict[str, Any]:
     """The upload form's ``metadata``, ``configuration`` and ``created_at``, read as the
     server reads them: text that does not parse (JSON, or an ISO 8601 time) is ignored.
 
     What parses but is not an object, or holds NaN or an infinity, is a 500 on the
-    server (divergence real-upload-form-500); here it is refused as the field's type
+    server, which builds the model outside request validation (divergence
+    real-upload-form-500, reproduced); corrected, it is refused as the field's type
     refuses it.
     """
+    try:
+        return _read_form_fields(fake.schemas, form)
+    except RequestValidationError as corrected:
+        raise real_bug(fake, "real-upload-form-500", corrected) from None
+
+
+def _read_form_fields(schemas: SchemaSet, form: dict[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for name in ("metadata", "configuration"):
         raw = form[name]
