@@ -40,7 +40,8 @@ def replay(request: pytest.FixtureRequest) -> Iterator[tuple[dict, dict]]:
     version = request.param
     recorded = load(version)
     with (
-        FakeHoncho(version=version, jwt_secret=SECRET) as fake,
+        # as the recording servers ran: EMBED_MESSAGES=false
+        FakeHoncho(version=version, jwt_secret=SECRET, embed_messages=False) as fake,
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
         yield recorded, Matrix(client, SECRET, resolve_version(version)).run()
