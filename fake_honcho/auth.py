@@ -116,20 +116,23 @@ class KeyRefused(Exception):
         self.status = status
 
 
-def _refuse_expiry(exp: Any) -> None:
+def _refuse_expiry(exp: Any, *, reproduce_bugs: bool) -> None:
     """Every ``exp`` is refused: PyJWT 2.12 (what Honcho 3.0.12 and 3.1 ship) refuses one
     ``int()`` cannot read (``Invalid JWT``, and a 500 for ``null`` or an object, a
     ``TypeError`` it lets escape) and one in the past; Honcho then parses the rest as an
-    ISO string and fails with its generic 500 (measured: tests/fidelity/auth, test_jwt)."""
+    ISO string and fails with its generic 500 (measured: tests/fidelity/auth, test_jwt).
+    Those 500s are a real bug: without ``reproduce_bugs`` (``real_bugs="correct"``) the
+    token is refused as ``Invalid JWT`` instead, never let in."""
+    crash = KeyRefused(UNEXPECTED, status=500) if reproduce_bugs else KeyRefused(INVALID_TOKEN)
     try:
         value = int(exp)
     except ValueError:
         raise KeyRefused(INVALID_TOKEN) from None
     except (TypeError, OverflowError):
-        raise KeyRefused(UNEXPECTED, status=500) from None
+        raise crash from None
     if value <= time.time():
         raise KeyRefused(INVALID_TOKEN)
-    raise KeyRefused(UNEXPECTED, status=500)
+    raise crash
 
 
 def _check_claims(payload: Mapping[str, Any]) -> Claims:
@@ -176,10 +179,11 @@ class Keyring:
 class JwtKeyring(Keyring):
     """Honcho's own mode: HS256 JWTs signed with ``secret``."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, *, reproduce_bugs: bool = True) -> None:
         if not secret:
             raise ValueError("jwt_secret must be a non-empty string")
         self._secret = secret
+        self._reproduce_bugs = reproduce_bugs
 
     def claims(self, token: str) -> Claims:
         try:
@@ -192,7 +196,7 @@ class JwtKeyring(Keyring):
         except jwt.PyJWTError:
             raise KeyRefused(INVALID_TOKEN) from None
         if "exp" in payload:
-            _refuse_expiry(payload["exp"])
+            _refuse_expiry(payload["exp"], reproduce_bugs=self._reproduce_bugs)
         return _check_claims(payload)
 
     def issue(self, scope: Mapping[str, str], *, expires_at: str | None, now: datetime) -> str:

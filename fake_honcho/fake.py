@@ -145,7 +145,7 @@ class FakeHoncho:
         if api_key is not None and jwt_secret is not None:
             raise ValueError("give api_key (the simple mode) or jwt_secret, not both")
         self.keyring: Keyring | None = (
-            JwtKeyring(jwt_secret)
+            JwtKeyring(jwt_secret, reproduce_bugs=real_bugs == "reproduce")
             if jwt_secret is not None
             else OpaqueKeyring(api_key, self.store)
             if api_key is not None

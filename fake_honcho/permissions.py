@@ -127,7 +127,8 @@ Keys are the claims of an HS256 JWT: a workspace key carries `w`, a peer key `w`
 it as an ISO string, which PyJWT refuses; a number in the past is expired), is
 `Invalid JWT`; a peer or session key without `w` is
 `Invalid JWT scope: peer/session token missing workspace` (all 401). A numeric `exp` in
-the future is Honcho's 500 `An unexpected error occurred`.
+the future (or a `null` one) is Honcho's 500 `An unexpected error occurred`, a real bug
+the fake reproduces; `FakeHoncho(real_bugs="correct")` refuses it as `Invalid JWT`.
 """
 
 

@@ -78,6 +78,19 @@ def test_claims_are_read_as_honcho_reads_them(
     assert answer(http, jwt.encode(claims, SECRET, algorithm="HS256")) == expected
 
 
+@pytest.mark.parametrize("exp", [32503680000, "32503680000", None])
+def test_the_corrected_fake_refuses_an_unreadable_exp_without_a_500(exp: object) -> None:
+    """Honcho's 500 for these tokens is a real bug: ``real_bugs="correct"`` refuses them
+    as ``Invalid JWT`` instead (never lets them in)."""
+    with (
+        FakeHoncho(jwt_secret=SECRET, real_bugs="correct") as corrected,
+        httpx.Client(transport=corrected.transport(), base_url="http://fake") as client,
+    ):
+        token = jwt.encode({"ad": True, "exp": exp}, SECRET, algorithm="HS256")
+        assert answer(client, token) == (401, "Invalid JWT")
+        assert answer(client, corrected.admin_key) == (200, None)
+
+
 @pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
 def test_a_token_that_does_not_verify_is_an_invalid_jwt(http: httpx.Client) -> None:
     assert answer(http, mint_jwt("another-secret-0123456789abcdef0123456789", ad=True)) == (
