@@ -42,6 +42,7 @@ from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.errors import HonchoError
+from fake_honcho.faults import UNEXPECTED_ERROR
 from fake_honcho.journal import BODY_SCOPE_KEY
 from fake_honcho.permissions import Rule, rule_of
 from fake_honcho.state import Store
@@ -71,7 +72,6 @@ SCOPE_WITHOUT_WORKSPACE_TOKEN = "Invalid JWT scope: peer/session token missing w
 ADMIN_ONLY = "Resource requires admin privileges"
 NOT_PERMITTED = "JWT not permissioned for this resource"
 UNAUTHORIZED = "Unauthorized access to resource"
-UNEXPECTED = "An unexpected error occurred"
 CLAIMS_KEY = "fake_honcho.claims"
 """ASGI scope key: the request key's :class:`Claims` (absent with auth off)."""
 
@@ -123,7 +123,9 @@ def _refuse_expiry(exp: Any, *, reproduce_bugs: bool) -> None:
     ISO string and fails with its generic 500 (measured: tests/fidelity/auth, test_jwt).
     Those 500s are a real bug: without ``reproduce_bugs`` (``real_bugs="correct"``) the
     token is refused as ``Invalid JWT`` instead, never let in."""
-    crash = KeyRefused(UNEXPECTED, status=500) if reproduce_bugs else KeyRefused(INVALID_TOKEN)
+    crash = (
+        KeyRefused(UNEXPECTED_ERROR, status=500) if reproduce_bugs else KeyRefused(INVALID_TOKEN)
+    )
     try:
         value = int(exp)
     except ValueError:

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from fake_honcho.faults import DROP_EXTENSION
+from fake_honcho.faults import DROP_EXTENSION, UNEXPECTED_ERROR
 from fake_honcho.http_rules import UNHANDLED_SCOPE_KEY
 from fake_honcho.wire import JSONBody
 
@@ -56,9 +56,6 @@ class UnhandledError(Exception):
         self.bug = bug
 
 
-UNEXPECTED = "An unexpected error occurred"  # Honcho's global exception handler
-
-
 def real_bug(fake: FakeHoncho, bug: str, corrected: Exception) -> Exception:
     """What to raise where the real server fails unhandled (register entry ``bug``): its
     500, or ``corrected`` with ``FakeHoncho(real_bugs="correct")``."""
@@ -71,7 +68,7 @@ class UnhandledResponse(JSONResponse):
     connection: served, the fake closes it too (``fake_honcho.faults.DROP_EXTENSION``)."""
 
     def __init__(self) -> None:
-        super().__init__({"detail": UNEXPECTED}, status_code=500)
+        super().__init__({"detail": UNEXPECTED_ERROR}, status_code=500)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[UNHANDLED_SCOPE_KEY] = True
@@ -195,7 +192,7 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
 async def _unexpected(request: Request, exc: Exception) -> Response:
     """Honcho's catch-all; the traceback is logged, never sent."""
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse({"detail": UNEXPECTED}, status_code=500)
+    return JSONResponse({"detail": UNEXPECTED_ERROR}, status_code=500)
 
 
 exception_handlers = {

@@ -69,7 +69,7 @@ class FakeHoncho:
     admin key, and minted keys are opaque (their scopes are enforced the same way).
     ``rule_overrides`` replaces routes' permission rules (``{"GET /v3/...": Rule}``,
     ``fake_honcho.permissions``): a mutant for testing a security test suite.
-    ````deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
+    ``deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
     ``"gated"`` (as a real server: see ``fake_honcho.deriver``); ``deriver_gate`` holds
     representation work as the real server's batching settings do (``gated`` reads them
     from the environment when it is not given);
