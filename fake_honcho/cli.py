@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 import uvicorn
 
+from fake_honcho._extras import FUZZ, missing, missing_line
 from fake_honcho._version import version_line
 from fake_honcho.fake import REAL_BUGS, FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
@@ -322,7 +323,23 @@ def compare(argv: Sequence[str]) -> int:
     return run(argv)
 
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"serve": serve, "compare": compare}
+def fuzz(argv: Sequence[str]) -> int:
+    """``fake-honcho fuzz --against URL``: the generated differential
+    (``fake_honcho.drift.fuzz_cli``; needs the ``fuzz`` extra)."""
+    absent = missing(FUZZ)
+    if absent:
+        print(missing_line("fake-honcho fuzz: error", "fuzz", absent), file=sys.stderr)
+        return 2
+    from fake_honcho.drift.fuzz_cli import main as run
+
+    return run(argv)
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "serve": serve,
+    "compare": compare,
+    "fuzz": fuzz,
+}
 """Subcommands by name; anything else on the command line is ``serve``'s options."""
 
 

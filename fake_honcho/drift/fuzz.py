@@ -1,0 +1,311 @@
+"""The generated differential: requests as sent, answers as compared, and their recordings.
+
+``fake-honcho fuzz`` (:mod:`fake_honcho.drift.fuzz_cli`) has schemathesis generate requests
+from a server's own ``/openapi.json`` (:mod:`fake_honcho.drift.fuzz_cases`); this module
+holds what needs no schemathesis, so a recording replays on the ``fake`` extra alone:
+
+- :class:`FuzzCase`: one request exactly as sent (method, target with its query, headers,
+  body bytes), the same bytes to the server and to the fake;
+- :class:`Answer`: what is compared of a response: the status, for a 422 whose detail is
+  pydantic's list each item's type and location (in the server's order), for any other
+  4xx the detail; a connection closed without an answer is status 0;
+- :func:`send`, :func:`fake_for` (a fresh in-process fake of a version and configuration)
+  and :func:`compare` (each differing case, named by the register entry that declares it,
+  :mod:`fake_honcho.drift.fuzz_declared`);
+- :class:`FuzzRecording`: a run's cases and the server's answers, one JSON line per case,
+  replayed in order against a fresh fake (:func:`replay`), as ``tests/fidelity/fuzz`` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from fake_honcho.drift.fuzz_declared import declared_by
+from fake_honcho.drift.recording import configuration_name, parse_configuration
+from fake_honcho.versions import HonchoVersion, resolve_version
+
+if TYPE_CHECKING:
+    from fake_honcho import FakeHoncho
+
+__all__ = [
+    "Answer",
+    "FuzzCase",
+    "FuzzDifference",
+    "FuzzRecording",
+    "compare",
+    "fake_for",
+    "group",
+    "load_fuzz_recordings",
+    "render_groups",
+    "replay",
+    "send",
+]
+
+DROPPED = 0
+"""The status of an answer that never came: the server closed the connection."""
+
+
+@dataclass(frozen=True)
+class FuzzCase:
+    """One generated request as sent: ``target`` is the percent-encoded path and query."""
+
+    operation: str
+    method: str
+    target: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes | None = None
+
+    def as_json(self) -> list[Any]:
+        body: Any = None
+        if self.body is not None:
+            try:
+                body = self.body.decode("utf-8")
+            except UnicodeDecodeError:
+                body = {"base64": base64.b64encode(self.body).decode("ascii")}
+        return [self.operation, self.method, self.target, [list(h) for h in self.headers], body]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> FuzzCase:
+        operation, method, target, headers, body = data
+        raw = None
+        if isinstance(body, str):
+            raw = body.encode("utf-8")
+        elif isinstance(body, dict):
+            raw = base64.b64decode(body["base64"])
+        return cls(operation, method, target, tuple((k, v) for k, v in headers), raw)
+
+    def describe(self, limit: int = 300) -> str:
+        """``METHOD target [headers] body``, cut at ``limit`` characters."""
+        text = f"{self.method} {self.target}"
+        if self.headers:
+            text += " " + " ".join(f"{k}: {v}" for k, v in self.headers)
+        if self.body is not None:
+            text += " " + self.body.decode("utf-8", "backslashreplace")
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What is compared of one response."""
+
+    status: int
+    errors: tuple[tuple[str, str], ...] | None = None
+    """A 422's pydantic items: (type, location joined with dots), in the order given."""
+    detail: str | None = None
+    """Any other 4xx's detail, as text."""
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> Answer:
+        status = response.status_code
+        if not 400 <= status < 500:
+            return cls(status)
+        try:
+            detail = response.json().get("detail")
+        except (ValueError, AttributeError):
+            return cls(status, detail=response.text[:500])
+        if status == 422 and isinstance(detail, list):
+            items = tuple(
+                (str(item.get("type")), ".".join(map(str, item.get("loc", ()))))
+                for item in detail
+                if isinstance(item, dict)
+            )
+            return cls(status, errors=items)
+        return cls(status, detail=detail if isinstance(detail, str) else json.dumps(detail))
+
+    @property
+    def kind(self) -> str:
+        """The answer in a few words, for grouping: ``422 [int_parsing, dict_type]``."""
+        if self.status == DROPPED:
+            return "connection closed"
+        if self.errors is not None:
+            types = list(dict.fromkeys(t for t, _ in self.errors))
+            return f"{self.status} [{', '.join(types)}] x{len(self.errors)}"
+        return str(self.status) + (" text" if self.detail is not None else "")
+
+    def render(self) -> str:
+        if self.status == DROPPED:
+            return "connection closed without an answer"
+        if self.errors is not None:
+            return f"{self.status} " + ", ".join(f"{t} at {loc}" for t, loc in self.errors)
+        return str(self.status) + (f" {self.detail!r}" if self.detail is not None else "")
+
+    def as_json(self) -> list[Any]:
+        if self.errors is not None:
+            return [self.status, [list(e) for e in self.errors]]
+        return [self.status] if self.detail is None else [self.status, self.detail]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> Answer:
+        if len(data) == 1:
+            return cls(data[0])
+        if isinstance(data[1], list):
+            return cls(data[0], errors=tuple((t, loc) for t, loc in data[1]))
+        return cls(data[0], detail=data[1])
+
+
+def send(client: httpx.Client, case: FuzzCase) -> Answer:
+    """``case`` through ``client``; a connection closed without an answer is status 0."""
+    try:
+        response = client.request(
+            case.method, case.target, headers=list(case.headers), content=case.body
+        )
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        return Answer(DROPPED)
+    return Answer.of(response)
+
+
+@dataclass(frozen=True)
+class FuzzDifference:
+    """One case answered otherwise; ``declared`` names the register entry that says why."""
+
+    index: int
+    case: FuzzCase
+    real: Answer
+    fake: Answer
+    declared: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str | None]:
+        """What groups it: the operation, both answers' kinds and the entry."""
+        return (self.case.operation, self.real.kind, self.fake.kind, self.declared)
+
+
+def compare(
+    cases: Sequence[FuzzCase],
+    real: Sequence[Answer],
+    fake: Sequence[Answer],
+    version: HonchoVersion,
+) -> list[FuzzDifference]:
+    """Every case whose two answers differ, each named by the entry declaring it, if any."""
+    return [
+        FuzzDifference(i, case, want, got, declared_by(case, want, got, version))
+        for i, (case, want, got) in enumerate(zip(cases, real, fake, strict=True))
+        if want != got
+    ]
+
+
+def group(found: Iterable[FuzzDifference]) -> dict[tuple[str, str, str, str | None], list[int]]:
+    """Differences by :attr:`FuzzDifference.key`, largest group first (case indexes)."""
+    groups: dict[tuple[str, str, str, str | None], list[int]] = {}
+    for difference in found:
+        groups.setdefault(difference.key, []).append(difference.index)
+    return dict(sorted(groups.items(), key=lambda item: (-len(item[1]), item[0][0])))
+
+
+def render_groups(found: Sequence[FuzzDifference]) -> list[str]:
+    """Each group of :func:`group` as a line, then its first case and both answers."""
+    by_index = {difference.index: difference for difference in found}
+    lines = []
+    for (operation, real_kind, fake_kind, declared), indexes in group(found).items():
+        example = by_index[indexes[0]]
+        note = f"  declared: {declared}" if declared else ""
+        lines += [
+            f"{len(indexes)} x {operation}: server {real_kind}, fake {fake_kind}{note}",
+            f"    e.g. [{example.index}] {example.case.describe()}",
+            f"    server: {example.real.render()}",
+            f"    fake:   {example.fake.render()}",
+        ]
+    return lines
+
+
+def fake_for(version: str | HonchoVersion, embed_messages: bool, *, auth: bool) -> FakeHoncho:
+    """A fresh fake of ``version`` and configuration; with ``auth``, auth on (send its
+    ``admin_key``). Fields a version drops are dropped quietly, as the server does."""
+    import secrets
+
+    from fake_honcho import FakeHoncho
+
+    return FakeHoncho(
+        version=version,
+        ignored_fields="allow",
+        jwt_secret=secrets.token_hex(32) if auth else None,
+        embed_messages=embed_messages,
+    )
+
+
+@dataclass(frozen=True)
+class FuzzRecording:
+    """One run of the generated differential as a server answered it."""
+
+    server: str
+    version: str
+    embed_messages: bool
+    seed: int
+    per_operation: int
+    cases: tuple[FuzzCase, ...]
+    answers: tuple[Answer, ...]
+    generator: str = ""
+    """The schemathesis (and hypothesis) release that generated the cases."""
+    operations: tuple[str, ...] = field(default=())
+
+    @property
+    def configuration(self) -> str:
+        return configuration_name(self.version, self.embed_messages)
+
+    @property
+    def file_name(self) -> str:
+        return f"seed-{self.seed}.json"
+
+    def write(self, directory: Path) -> Path:
+        """``directory/<configuration>/seed-S.json``: a header, then one line per case."""
+        path = directory / self.configuration / self.file_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = {
+            "server": self.server,
+            "honcho_version": self.version,
+            "embed_messages": self.embed_messages,
+            "seed": self.seed,
+            "per_operation": self.per_operation,
+            "generator": self.generator,
+        }
+        lines = [
+            json.dumps([case.as_json(), answer.as_json()], ensure_ascii=False)
+            for case, answer in zip(self.cases, self.answers, strict=True)
+        ]
+        text = json.dumps(head, ensure_ascii=False)[:-1] + ', "cases": [\n'
+        path.write_text(text + ",\n".join(lines) + "\n]}\n", encoding="utf-8")
+        return path
+
+    @classmethod
+    def read(cls, path: Path) -> FuzzRecording:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        pairs = [(FuzzCase.from_json(c), Answer.from_json(a)) for c, a in data["cases"]]
+        recording = cls(
+            data["server"],
+            data["honcho_version"],
+            bool(data["embed_messages"]),
+            int(data["seed"]),
+            int(data["per_operation"]),
+            tuple(case for case, _ in pairs),
+            tuple(answer for _, answer in pairs),
+            data.get("generator", ""),
+        )
+        if path.parent.name != recording.configuration:
+            raise ValueError(f"{path} was recorded at {recording.configuration!r}")
+        return recording
+
+
+def load_fuzz_recordings(root: Path) -> Iterator[Path]:
+    """Every recording under ``root/<configuration>/`` (paths: a test per file)."""
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        parse_configuration(directory.name)  # a directory name that says no version fails
+        yield from sorted(directory.glob("seed-*.json"))
+
+
+def replay(recording: FuzzRecording) -> list[FuzzDifference]:
+    """The recorded cases sent in order to a fresh in-process fake of the recording's
+    version and configuration: every case answered otherwise than the server did."""
+    version = resolve_version(recording.version)
+    with (
+        fake_for(version, recording.embed_messages, auth=False) as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        answers = [send(client, case) for case in recording.cases]
+    return compare(recording.cases, recording.answers, answers, version)
