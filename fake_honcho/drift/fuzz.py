@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from fake_honcho.drift.fuzz_declared import declared_by
+from fake_honcho.drift.fuzz_declared import History, declared_by
 from fake_honcho.drift.recording import configuration_name, parse_configuration
 from fake_honcho.versions import HonchoVersion, resolve_version
 
@@ -183,12 +183,16 @@ def compare(
     fake: Sequence[Answer],
     version: HonchoVersion,
 ) -> list[FuzzDifference]:
-    """Every case whose two answers differ, each named by the entry declaring it, if any."""
-    return [
-        FuzzDifference(i, case, want, got, declared_by(case, want, got, version))
-        for i, (case, want, got) in enumerate(zip(cases, real, fake, strict=True))
-        if want != got
-    ]
+    """Every case whose two answers differ, each named by the entry declaring it, if any
+    (in the light of what the earlier cases did)."""
+    history = History()
+    found = []
+    for i, (case, want, got) in enumerate(zip(cases, real, fake, strict=True)):
+        if want != got:
+            declared = declared_by(case, want, got, version, history)
+            found.append(FuzzDifference(i, case, want, got, declared))
+        history.record(case, want)
+    return found
 
 
 def group(found: Iterable[FuzzDifference]) -> dict[tuple[str, str, str, str | None], list[int]]:

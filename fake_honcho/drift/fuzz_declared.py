@@ -1,16 +1,18 @@
 """Which register entry declares a difference the generated differential finds.
 
 A generated case names no entry (a scripted exchange does), so each entry that can show
-up among generated cases has a rule here: the request and the two answers it explains.
-A rule counts only where its entry applies to the version compared and the fake does
-not reproduce it by default (an entry the fake reproduces is no excuse for differing).
+up among generated cases has a rule here: what it explains of the request, the two
+answers and what the run did before (:class:`History`). A rule counts only where its
+entry applies to the version compared and the fake does not reproduce it by default (an
+entry the fake reproduces is no excuse for differing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from fake_honcho.divergences import divergence
 from fake_honcho.versions import HonchoVersion
@@ -18,24 +20,77 @@ from fake_honcho.versions import HonchoVersion
 if TYPE_CHECKING:
     from fake_honcho.drift.fuzz import Answer, FuzzCase
 
-__all__ = ["RULES", "Rule", "declared_by"]
+__all__ = ["RULES", "History", "Rule", "declared_by"]
+
+
+@dataclass
+class History:
+    """What the run's earlier cases did on the server."""
+
+    deleted: set[str] = field(default_factory=set)
+    """Paths of the workspaces and sessions the server accepted a DELETE of."""
+
+    def record(self, case: FuzzCase, real: Answer) -> None:
+        path = urlsplit(case.target).path
+        if case.method == "DELETE" and 200 <= real.status < 300 and _deletes_a_resource(path):
+            self.deleted.add(path)
+
+    def under_deleted(self, case: FuzzCase) -> bool:
+        path = urlsplit(case.target).path
+        return any(path == gone or path.startswith(gone + "/") for gone in self.deleted)
+
+
+def _deletes_a_resource(path: str) -> bool:
+    parts = path.split("/")  # "", "v3", "workspaces", ws[, "sessions", sid]
+    return len(parts) == 4 or (len(parts) == 6 and parts[4] == "sessions")
 
 
 @dataclass(frozen=True)
 class Rule:
-    """``entry`` explains a difference when ``matches(case, real, fake)``."""
+    """``entry`` explains a difference when ``matches(case, real, fake, history)``."""
 
     entry: str
-    matches: Callable[[FuzzCase, Answer, Answer], bool]
+    matches: Callable[[FuzzCase, Answer, Answer, History], bool]
 
 
-RULES: tuple[Rule, ...] = ()
+def _after_deletion(case: FuzzCase, real: Answer, fake: Answer, history: History) -> bool:
+    """The server deletes in the background: what a DELETE removed is still there (the
+    fake finds it gone where the server still answers for it)."""
+    gone = fake.status == 404 and "not found" in (fake.detail or "")
+    return history.under_deleted(case) and (gone or 200 <= real.status < 300)
 
 
-def declared_by(case: FuzzCase, real: Answer, fake: Answer, version: HonchoVersion) -> str | None:
+def _clone_across_workspaces(case: FuzzCase, real: Answer, fake: Answer, _: History) -> bool:
+    return case.operation.endswith("/clone") and real.status == 500
+
+
+def _filters_500(case: FuzzCase, real: Answer, fake: Answer, _: History) -> bool:
+    return real.status == 500 and case.body is not None and b'"filters"' in case.body
+
+
+def _phantom_workspace(case: FuzzCase, real: Answer, fake: Answer, _: History) -> bool:
+    return real.status == 409 and (real.detail or "").startswith("Unable to create or get")
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("deletion-at-once", _after_deletion),
+    Rule("real-clone-cross-workspace", _clone_across_workspaces),
+    Rule("real-filter-errors-500", _filters_500),
+    Rule("real-numeric-filter-500", _filters_500),
+    Rule("real-rejected-write-phantom-workspace", _phantom_workspace),
+)
+
+
+def declared_by(
+    case: FuzzCase, real: Answer, fake: Answer, version: HonchoVersion, history: History
+) -> str | None:
     """The id of the entry declaring this difference at ``version``, or None."""
     for rule in RULES:
         entry = divergence(rule.entry)
-        if entry.applies_to(version) and not entry.reproduced and rule.matches(case, real, fake):
+        if (
+            entry.applies_to(version)
+            and not entry.reproduced
+            and rule.matches(case, real, fake, history)
+        ):
             return rule.entry
     return None
