@@ -2,7 +2,9 @@
 
 Every operation of the document gets up to ``per_operation`` requests, valid and invalid
 ones mixed (schemathesis's positive and negative modes), drawn by hypothesis from
-``seed``: the same document, seed and releases give the same requests. Each becomes a
+``seed``: the same document, seed, releases and installation of the kit give the same
+requests (hypothesis also draws text from the constants of the local modules loaded, so
+draw every case before sending any). Each becomes a
 :class:`~fake_honcho.drift.fuzz.FuzzCase`, the bytes sent to the server and to the fake.
 
 The server may be shared and holds what earlier runs wrote, while the fake starts

@@ -32,7 +32,6 @@ from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.cli import API_KEY_ENV, _without_credentials
 from fake_honcho.drift.fuzz import (
     Answer,
-    FuzzCase,
     FuzzRecording,
     compare,
     fake_for,
@@ -146,7 +145,9 @@ def _run(
         f"(fake speaking {version}, embeddings {'on' if embeds else 'off'})",
         file=out,
     )
-    cases: list[FuzzCase] = []
+    # All drawn before any is sent: hypothesis also draws text from the constants of the
+    # modules loaded so far, and answering loads more of the fake.
+    cases = [case for op in chosen for case in generate(op, seed, args.per_op, prefix)]
     real: list[Answer] = []
     fake_answers: list[Answer] = []
     with fake_for(version, embeds, auth=auth_on) as fake:
@@ -154,11 +155,9 @@ def _run(
         with httpx.Client(
             transport=fake.transport(), base_url="http://fake", headers=fake_headers
         ) as fake_client:
-            for operation in chosen:
-                for case in generate(operation, seed, args.per_op, prefix):
-                    cases.append(case)
-                    real.append(send(client, case))
-                    fake_answers.append(send(fake_client, case))
+            for case in cases:
+                real.append(send(client, case))
+                fake_answers.append(send(fake_client, case))
     found = compare(cases, real, fake_answers, version)
     if args.record is not None:
         recording = FuzzRecording(

@@ -9,6 +9,7 @@ entry the fake reproduces is no excuse for differing).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -65,7 +66,14 @@ def _clone_across_workspaces(case: FuzzCase, real: Answer, fake: Answer, _: Hist
 
 
 def _filters_500(case: FuzzCase, real: Answer, fake: Answer, _: History) -> bool:
-    return real.status == 500 and case.body is not None and b'"filters"' in case.body
+    """A list's filters the server fails on."""
+    if real.status != 500 or not case.operation.endswith("/list") or case.body is None:
+        return False
+    try:
+        body = json.loads(case.body)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and bool(body.get("filters"))
 
 
 def _phantom_workspace(case: FuzzCase, real: Answer, fake: Answer, _: History) -> bool:
