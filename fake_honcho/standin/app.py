@@ -8,23 +8,43 @@ object is a 400 in OpenAI's error shape; nothing here answers 500 to a bad reque
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from fake_honcho.search.embedding import Embedder
 from fake_honcho.standin import wire
-from fake_honcho.standin.replies import reply
-
-if TYPE_CHECKING:
-    from fake_honcho.standin.server import StandIn
+from fake_honcho.standin.replies import ToolCall, reply
 
 MODEL = "honcho-standin"
 
 
-def build_app(standin: StandIn) -> Starlette:
+class Log(Protocol):
+    """What the app needs of its ``StandIn`` (``fake_honcho.standin.server``): its log
+    and its embedder."""
+
+    embedder: Embedder
+
+    @property
+    def requests(self) -> list[dict[str, Any]]: ...
+
+    def log(
+        self,
+        path: str,
+        body: dict[str, Any],
+        task: str,
+        content: str | None = None,
+        tool_calls: Sequence[ToolCall] = (),
+    ) -> int: ...
+
+    def clear(self) -> None: ...
+
+
+def build_app(standin: Log) -> Starlette:
     async def chat_completions(request: Request) -> Response:
         body = await _json_object(request)
         if isinstance(body, Response):

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from fake_honcho.embedding import Embedder, VectorFunction
-from fake_honcho.embedding import resolve as resolve_embedder
-from fake_honcho.server import serve_in_thread
+from fake_honcho.http.server import serve_in_thread
+from fake_honcho.search.embedding import Embedder, VectorFunction
+from fake_honcho.search.embedding import resolve as resolve_embedder
+from fake_honcho.standin.app import build_app
 from fake_honcho.standin.replies import ToolCall
 
 LOG_LIMIT = 10_000  # a long-running stand-in keeps only its recent requests
@@ -23,7 +24,7 @@ class StandIn:
 
     ``requests`` lists what it was asked, oldest first: ``{n, path, task, body, reply}``
     (``reply``: the text or tool calls it answered). ``log_file`` also appends each entry
-    as one JSON line. ``embedder`` (default: :class:`fake_honcho.embedding.HashedEmbedder`,
+    as one JSON line. ``embedder`` (default: :class:`fake_honcho.search.embedding.HashedEmbedder`,
     the fake's own) gives the vectors ``/v1/embeddings`` answers.
     """
 
@@ -34,8 +35,6 @@ class StandIn:
         log_limit: int = LOG_LIMIT,
         embedder: Embedder | VectorFunction | str | None = None,
     ) -> None:
-        from fake_honcho.standin.app import build_app
-
         self.embedder = resolve_embedder(embedder)
         self._lock = threading.Lock()
         self._entries: deque[dict[str, Any]] = deque(maxlen=log_limit)

@@ -17,8 +17,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fake_honcho import faults as faults_module
-from fake_honcho.faults import (
+from fake_honcho.harness import faults as faults_module
+from fake_honcho.harness.faults import (
     FAULT_SCOPE_KEY,
     FaultMiddleware,
     FaultRule,
