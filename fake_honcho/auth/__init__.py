@@ -1,30 +1,9 @@
-"""The documented path of the fake's auth (``mint_jwt`` and the keyrings).
+"""The documented path of the fake's auth (``from fake_honcho.auth import mint_jwt``).
 
-It lives in ``fake_honcho.http.auth``, in the HTTP layer it guards.
+It lives in ``fake_honcho.http.auth``, in the HTTP layer it guards; these are its names.
 """
 
-from fake_honcho.http.auth import (
-    ADMIN_CLAIMS,
-    CLAIMS_KEY,
-    ISSUED_KEYS,
-    AuthMiddleware,
-    Claims,
-    JwtKeyring,
-    Keyring,
-    OpaqueKeyring,
-    claims_of,
-    mint_jwt,
-)
+from fake_honcho.http import auth as _moved
+from fake_honcho.http.auth import *  # noqa: F403
 
-__all__ = [
-    "ADMIN_CLAIMS",
-    "CLAIMS_KEY",
-    "ISSUED_KEYS",
-    "AuthMiddleware",
-    "Claims",
-    "JwtKeyring",
-    "Keyring",
-    "OpaqueKeyring",
-    "claims_of",
-    "mint_jwt",
-]
+__all__ = _moved.__all__

@@ -7,34 +7,13 @@ for the documented ``from fake_honcho.permissions import Rule``.
 
 from __future__ import annotations
 
-from fake_honcho.http.permissions import (
-    ADMIN_ONLY,
-    BY_BODY,
-    IN_WORKSPACE,
-    OWN_PEER,
-    OWN_SESSION,
-    SESSION_READ,
-    Check,
-    Rule,
-    guarded,
-    rule_of,
-)
+from fake_honcho.http import permissions as _rules
+from fake_honcho.http.permissions import *  # noqa: F403
+from fake_honcho.http.permissions import Check, rule_of
 from fake_honcho.routes import collect_routes
 from fake_honcho.versions import VERSIONS
 
-__all__ = [
-    "ADMIN_ONLY",
-    "BY_BODY",
-    "IN_WORKSPACE",
-    "OWN_PEER",
-    "OWN_SESSION",
-    "SESSION_READ",
-    "Check",
-    "Rule",
-    "guarded",
-    "render_markdown",
-    "rule_of",
-]
+__all__ = [*_rules.__all__, "render_markdown"]
 
 
 _LEGEND = """\

@@ -39,6 +39,21 @@ from typing import Protocol
 
 from fake_honcho.search import terms
 
+__all__ = [
+    "DIMENSIONS",
+    "ENCODING",
+    "MAX_INPUT_TOKENS",
+    "CallableEmbedder",
+    "Embedder",
+    "HashedCode",
+    "HashedEmbedder",
+    "HashedScores",
+    "VectorFunction",
+    "encode_base64",
+    "pg_cosine_distance",
+    "resolve",
+]
+
 DIMENSIONS = 1536
 """Honcho's ``EMBEDDING.VECTOR_DIMENSIONS``."""
 

@@ -8,8 +8,7 @@ object is a 400 in OpenAI's error shape; nothing here answers 500 to a bad reque
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -18,33 +17,13 @@ from starlette.routing import Route
 
 from fake_honcho.search.embedding import Embedder
 from fake_honcho.standin import wire
-from fake_honcho.standin.replies import ToolCall, reply
+from fake_honcho.standin.log import RequestLog
+from fake_honcho.standin.replies import reply
 
 MODEL = "honcho-standin"
 
 
-class Log(Protocol):
-    """What the app needs of its ``StandIn`` (``fake_honcho.standin.server``): its log
-    and its embedder."""
-
-    embedder: Embedder
-
-    @property
-    def requests(self) -> list[dict[str, Any]]: ...
-
-    def log(
-        self,
-        path: str,
-        body: dict[str, Any],
-        task: str,
-        content: str | None = None,
-        tool_calls: Sequence[ToolCall] = (),
-    ) -> int: ...
-
-    def clear(self) -> None: ...
-
-
-def build_app(standin: Log) -> Starlette:
+def build_app(standin: RequestLog, embedder: Embedder) -> Starlette:
     async def chat_completions(request: Request) -> Response:
         body = await _json_object(request)
         if isinstance(body, Response):
@@ -64,7 +43,7 @@ def build_app(standin: Log) -> Starlette:
         if body.get("input") in (None, "", []):
             return _error("'input' is required and must not be empty")
         standin.log(request.url.path, body, "embedding")
-        return JSONResponse(wire.embedding_list(body, standin.embedder))
+        return JSONResponse(wire.embedding_list(body, embedder))
 
     async def models(request: Request) -> Response:
         return JSONResponse(
