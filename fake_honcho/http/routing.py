@@ -29,6 +29,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fake_honcho.http.parameters import check_request
+
 __all__ = ["DispatchRouter", "RoutedShortcut"]
 
 Table = dict[tuple[str, int], list["_Shape"]]
@@ -97,7 +99,9 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
     """
     request = Request(scope, receive, send)
     try:
-        response = await endpoint(request)
+        with scope["app"].fake.store.transaction():
+            await check_request(request, scope["method"], scope["route"].path)
+            response = await endpoint(request)
     except Exception as error:
         failed = error
     else:
