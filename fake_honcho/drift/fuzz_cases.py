@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from schemathesis.core.result import Ok
 from schemathesis.generation import GenerationMode
 
-from fake_honcho.drift.fuzz import FuzzCase
+from fake_honcho.drift.fuzz_exchange import FuzzCase
 
 __all__ = ["GENERATOR", "generate", "operations"]
 

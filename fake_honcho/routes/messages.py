@@ -40,6 +40,7 @@ from fake_honcho.store.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.store.ids import isoformat
 from fake_honcho.store.message_index import message_index
 from fake_honcho.store.resources import (
+    check_new_name,
     check_new_peer_names,
     clean_configuration,
     ensure_session,
@@ -114,10 +115,17 @@ def store_messages(fake: Server, ws: str, sid: str, drafts: list[dict[str, Any]]
     index = message_index(fake.store)
     authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
     with fake.store.lock:
-        session = fake.store.get("sessions", (ws, sid))
-        if session is not None and not session["is_active"]:
-            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        # As crud/message.py create_messages: scope authors refused, the SessionCreate
+        # model built (a bad session name is unhandled), then get_or_create_session: a
+        # deleted session, the workspace (built first), the new peers' names.
         scopes.reject_scopes(fake, ws, authors, "Scope peers cannot author messages.")
+        session = fake.store.get("sessions", (ws, sid))
+        if session is None:
+            check_new_name(fake, sid)
+        elif not session["is_active"]:
+            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        if fake.store.get("workspaces", ws) is None:
+            check_new_name(fake, ws)
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
@@ -132,6 +140,9 @@ def store_messages(fake: Server, ws: str, sid: str, drafts: list[dict[str, Any]]
         joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
         ensure_session(fake, ws, sid)
         write_members(fake, ws, sid, joins)
+        # committed before the messages are inserted: a message the database refuses
+        # leaves the session and its members (divergence real-unstorable-json-500)
+        fake.store.commit()
         stamp = now(fake)
         in_session = len(index.session_ids(ws, sid))
         rows = []
@@ -163,8 +174,9 @@ async def upload(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     async with request.form() as form:
-        upload_file = form.get("file")
-        peer_id = form.get("peer_id")
+        # FastAPI takes an empty form field for a missing one
+        upload_file = form.get("file") or None
+        peer_id = form.get("peer_id") or None
         # The form's fields in the route's order; a text field named file is no file.
         items = [
             validation_item("missing", ("body", name), "Field required", None)
