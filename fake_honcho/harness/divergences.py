@@ -892,11 +892,12 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-nul-lookup-500",
         kind="real-bug",
-        summary="a representation's target holding a NUL character is a 500",
+        summary="a representation's or peer context's target holding NUL is a 500",
         real=(
             "POST .../peers/{pid}/representation with a target such as 'bo\\x00b' answers "
             "500: the name reaches PostgreSQL's text comparison, which cannot hold NUL "
-            "(3.1 refuses NUL first only for names in the reserved scope namespace)"
+            "(3.1 refuses NUL first only for names in the reserved scope namespace); so "
+            "does 3.0.12's GET .../peers/{pid}/context (3.1: 422)"
         ),
         fake=(
             "reproduced; corrected: 422 'Peer name(s) must not contain NUL (0x00) bytes', "

@@ -63,6 +63,7 @@ from fake_honcho.store.resources import (
     ensure_peers,
     get_active_session,
     get_peer,
+    reject_impossible_peer_names,
     unhandled_if_unnamable,
 )
 from fake_honcho.store.state import Row
@@ -97,6 +98,8 @@ async def schedule_dream(request: Request) -> Response:
     observed = body.get("observed") or observer
     ws = request.path_params["workspace_id"]
     with fake.store.lock:
+        if fake.version.speaks(Feature.SCOPES):  # enqueue_dream's check, of every name
+            reject_impossible_peer_names([observer, observed])
         scopes.reject_scope_observed(
             fake, ws, [observed], f"{scopes.NO_REPRESENTATION} the observed peer of a dream."
         )
@@ -240,6 +243,7 @@ async def delete_conclusion(request: Request) -> Response:
 # -- representation, card, peer context -----------------------------------------------
 
 CARD_INVALID_PEER = "real-card-invalid-peer-500"
+NUL_IN_NAME = "Peer name(s) must not contain NUL (0x00) bytes"
 
 
 async def representation(request: Request) -> Response:
@@ -260,8 +264,7 @@ async def representation(request: Request) -> Response:
     target = body.get("target") or peer_id
     observer = recall.observer if recall else peer_id
     if "\x00" in target:  # PostgreSQL text cannot hold NUL: the lookup itself fails
-        refused = HonchoError(422, "Peer name(s) must not contain NUL (0x00) bytes")
-        raise real_bug(fake, "real-nul-lookup-500", refused)
+        raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
     with fake.store.lock:
         rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
     text = render_markdown(select(rows, selection, fake.nearness))
@@ -307,6 +310,8 @@ async def peer_context(request: Request) -> Response:
             [peer_id, target],
             "Use the `scope` option on the read routes instead.",
         )
+        if "\x00" in target:  # 3.0.12 reaches the database with it (3.1: refused above)
+            raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
         if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([peer_id]):
             raise HonchoError(404, "Peer not found")  # 3.0.12 catches PeerCreate's ValueError
         get_peer(fake, workspace_id, peer_id)

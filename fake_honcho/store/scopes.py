@@ -181,11 +181,8 @@ def reject_scopes(fake: World, ws: str, names: Iterable[str], action: str) -> No
 
 def reject_scope_observed(fake: World, ws: str, names: Iterable[str], action: str) -> None:
     """422 for a scope, or a reserved name that does not exist yet (it may become one),
-    in an observed position; first, a name no peer can hold (of any name given)."""
-    names = list(dict.fromkeys(names))
-    if fake.version.speaks(Feature.SCOPES):
-        reject_impossible_peer_names(names)
-    reserved = [n for n in names if n.startswith(PREFIX)]
+    in an observed position."""
+    reserved = [n for n in dict.fromkeys(names) if n.startswith(PREFIX)]
     reject_scopes(fake, ws, reserved, action)
     missing = sorted({n for n in reserved if fake.store.get("peers", (ws, n)) is None})
     if missing:
