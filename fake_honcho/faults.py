@@ -53,7 +53,7 @@ DEFAULT_RETRY_AFTER = 1.0
 UNEXPECTED_ERROR = "An unexpected error occurred"  # Honcho's own 500 text
 
 MAINTENANCE_PAGE = b"""<!DOCTYPE html>
-<html><head><title>Down for maintenance</title></head>
+<html><head><title>Down for maintenance</title><link rel="icon" href="data:,"></head>
 <body><h1>We'll be back soon</h1><p>Honcho is down for scheduled maintenance.</p></body>
 </html>
 """
