@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from fake_honcho._version import version_line
+from fake_honcho.arguments import OneLineParser, port
 from fake_honcho.cli import LOG_LEVELS, listen_problem, run_until_signalled
 from fake_honcho.server import bind, make_server, url_of
 from fake_honcho.standin import StandIn, honcho_environment
@@ -22,7 +23,7 @@ PROG = "fake-honcho-llm"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Serve a deterministic, offline OpenAI-compatible LLM that lets a real "
         "Honcho derive (conclusions, summaries, dreams, chat) without keys.",
@@ -30,12 +31,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_line(PROG))
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
-        "--port", type=int, default=8100, help="port to bind; 0 picks a free one (%(default)s)"
+        "--port",
+        type=port,
+        default=8100,
+        help="port to bind; 0 picks a free one (default: %(default)s)",
     )
     parser.add_argument(
         "--log-file", metavar="PATH", help="append every request and reply as a JSON line"
     )
-    parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
+        help="what uvicorn logs on stderr: info adds one line per request (default: %(default)s)",
+    )
     parser.add_argument(
         "--embedder",
         metavar="MODULE:CALLABLE",
