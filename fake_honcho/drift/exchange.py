@@ -18,7 +18,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -123,13 +123,16 @@ class Script:
     """A named sequence of steps sharing one fresh workspace (and ``{ws2}`` if used).
 
     ``needs`` names the feature a server must speak for the script to run at all (the
-    scope routes, say); versions without it are not sent it.
+    scope routes, say); versions without it are not sent it. ``deriver`` is the mode of
+    the fake it is replayed on: ``"manual"`` for a script that reads what the real
+    deriver has not reached yet (a deletion it runs seconds after the 202).
     """
 
     name: str
     steps: Sequence[Step]
     doc: str = ""
     needs: Feature | None = None
+    deriver: Literal["immediate", "manual"] = "immediate"
 
     def runs_on(self, version: HonchoVersion) -> bool:
         return self.needs is None or version.speaks(self.needs)

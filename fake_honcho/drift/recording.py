@@ -63,6 +63,7 @@ class Recording:
             "server": self.server,
             "honcho_version": self.version,
             **({"embed_messages": True} if self.embed_messages else {}),
+            **({"deriver": self.script.deriver} if self.script.deriver != "immediate" else {}),
             "exchanges": [
                 {**step.as_json(), "response": result.as_json()}
                 for step, result in zip(self.script.steps, self.results, strict=True)
@@ -72,7 +73,12 @@ class Recording:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Recording:
         exchanges = data["exchanges"]
-        script = Script(data["script"], [Step.from_json(x) for x in exchanges], data.get("doc", ""))
+        script = Script(
+            data["script"],
+            [Step.from_json(x) for x in exchanges],
+            data.get("doc", ""),
+            deriver=data.get("deriver", "immediate"),
+        )
         results = [Result.from_json(x["response"]) for x in exchanges]
         return cls(
             script,
@@ -185,8 +191,8 @@ def run_on_fake(
     auth: bool = False,
 ) -> list[Result]:
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
-    match its schemas), embedding messages or not; ``auth``: with auth on, sending its
-    admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
+    match its schemas; its deriver the script's), embedding messages or not; ``auth``:
+    with auth on, sending its admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
     from fake_honcho import FakeHoncho
 
     with (
@@ -197,6 +203,7 @@ def run_on_fake(
             ignored_fields="allow",
             jwt_secret=secrets.token_hex(32) if auth else None,
             embed_messages=embed_messages,
+            deriver=script.deriver,
         ) as fake,
         httpx.Client(
             transport=fake.transport(),
