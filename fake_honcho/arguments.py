@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-__all__ = ["MAX_PORT", "OneLineParser", "port"]
+from fake_honcho.embedding import Embedder, resolve
+
+__all__ = ["MAX_PORT", "OneLineParser", "embedder", "port"]
 
 MAX_PORT = 65535
 
@@ -32,3 +34,14 @@ def port(text: str) -> int:
     if not 0 <= number <= MAX_PORT:
         raise argparse.ArgumentTypeError(f"must be an integer 0..{MAX_PORT}, got {text!r}")
     return number
+
+
+def embedder(text: str) -> Embedder:
+    """An ``--embedder MODULE:CALLABLE`` value, imported now: a name that does not import
+    is a mistake in the options, not a traceback at start."""
+    try:
+        return resolve(text)
+    except (ImportError, AttributeError, ValueError, TypeError) as problem:
+        raise argparse.ArgumentTypeError(
+            f"{problem} (give MODULE:CALLABLE, a function of a text importable here)"
+        ) from None

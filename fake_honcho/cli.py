@@ -32,7 +32,7 @@ from typing import Any
 import uvicorn
 
 from fake_honcho._version import version_line
-from fake_honcho.arguments import MAX_PORT, OneLineParser, port
+from fake_honcho.arguments import MAX_PORT, OneLineParser, embedder, port
 from fake_honcho.fake import REAL_BUGS, FakeHoncho
 from fake_honcho.faults import FaultRule, parse_rule
 from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS
@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--embedder",
+        type=embedder,
         metavar="MODULE:CALLABLE",
         help="vectors from this function of a text (default: the hashed embedder "
         "fake-honcho-llm also serves)",

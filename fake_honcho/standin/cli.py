@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from fake_honcho._version import version_line
-from fake_honcho.arguments import OneLineParser, port
+from fake_honcho.arguments import OneLineParser, embedder, port
 from fake_honcho.cli import LOG_LEVELS, listen_problem, run_until_signalled
 from fake_honcho.server import bind, make_server, url_of
 from fake_honcho.standin import StandIn, honcho_environment
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--embedder",
+        type=embedder,
         metavar="MODULE:CALLABLE",
         help="vectors from this function of a text (default: the fake's own hashed "
         "embedder, so a real Honcho ranks exactly as the fake does)",
@@ -60,8 +61,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         standin = StandIn(log_file=args.log_file, embedder=args.embedder)
     except OSError as problem:
         return _error(f"cannot open {args.log_file}: {problem}")
-    except (ImportError, AttributeError, ValueError, TypeError) as problem:
-        return _error(f"--embedder {args.embedder}: {problem}")
     try:
         sock = bind(args.host, args.port)
     except OSError as problem:

@@ -37,6 +37,15 @@ CASES = [
     ),
     (["fake-honcho", "--no-such-option"], "fake-honcho: error: unrecognized arguments"),
     (
+        ["fake-honcho", "--embedder", "no_such_module:embed"],
+        "fake-honcho: error: argument --embedder: No module named 'no_such_module' "
+        "(give MODULE:CALLABLE",
+    ),
+    (
+        ["fake-honcho-llm", "--embedder", "json:no_such_function"],
+        "fake-honcho-llm: error: argument --embedder: module 'json' has no attribute",
+    ),
+    (
         ["fake-honcho-llm", "--port", "x"],
         "fake-honcho-llm: error: argument --port: must be an integer 0..65535, got 'x'",
     ),
