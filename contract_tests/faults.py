@@ -23,18 +23,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-# fake_honcho.faults (starlette) is imported when a test uses faults: this plugin
+# fake_honcho.harness.faults (starlette) is imported when a test uses faults: this plugin
 # loads in every pytest run of a host project.
 if TYPE_CHECKING:
     from contract_tests.target import HonchoTarget
-    from fake_honcho.faults import FaultRule, Faults
+    from fake_honcho.harness.faults import FaultRule, Faults
 
 __all__ = ["honcho_faults"]
 
 MARKER = "honcho_fault"
 MARKER_HELP = (
-    "honcho_fault(*rules, **fields): inject these fake_honcho.faults rules into the in-process "
-    "fake for this test (e.g. 'POST /v3/** status=503 times=2'); skipped against a real server."
+    "honcho_fault(*rules, **fields): inject these fake_honcho.harness.faults rules into the "
+    "in-process fake for this test (e.g. 'POST /v3/** status=503 times=2'); skipped against a real "
+    "server."
 )
 
 
@@ -53,7 +54,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _marker_rules(mark: pytest.Mark) -> list[FaultRule]:
-    from fake_honcho.faults import FaultRule, parse_rule
+    from fake_honcho.harness.faults import FaultRule, parse_rule
 
     rules: list[FaultRule] = []
     for arg in mark.args:

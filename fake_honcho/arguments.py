@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from fake_honcho.embedding import Embedder, resolve
+from fake_honcho.search.embedding import Embedder, resolve
 
 __all__ = ["MAX_PORT", "OneLineParser", "embedder", "port"]
 

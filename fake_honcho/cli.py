@@ -34,13 +34,13 @@ import uvicorn
 from fake_honcho._version import version_line
 from fake_honcho.arguments import MAX_PORT, OneLineParser, embedder, port
 from fake_honcho.fake import REAL_BUGS, FakeHoncho
-from fake_honcho.faults import FaultRule, parse_rule
-from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS
-from fake_honcho.ignored import MODES as IGNORED_MODES
-from fake_honcho.ignored import IgnoredFieldWarning
-from fake_honcho.persistence import StateFileError
+from fake_honcho.harness.faults import FaultRule, parse_rule
+from fake_honcho.harness.persistence import StateFileError
+from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS
+from fake_honcho.http.ignored import MODES as IGNORED_MODES
+from fake_honcho.http.ignored import IgnoredFieldWarning
+from fake_honcho.http.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.search.semantic import EMBEDDING_MODES
-from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.versions import (
     DEFAULT_VERSION,
     VERSIONS,
@@ -115,8 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--log-level",
         choices=tuple(LOG_LEVELS),
         default="info",
-        help="what goes to stderr: info adds the start banner and one line per request "
-        "to warnings and errors, debug and trace more (default: %(default)s)",
+        help="how much is logged: info adds the start lines, uvicorn's line per request "
+        "and the notes on refused bodies to warnings and errors; debug and trace more "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--deriver",
