@@ -79,9 +79,6 @@ BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
 collects them."""
 
-UNRECORDED = "no snapshot recorded yet for this backend:"
-"""How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
-``contract_tests.snapshot``, so an xdist controller need not import syrupy to count)."""
 
 MARKERS = (
     "honcho_fake_only(reason): the test needs the in-process fake's controls "
@@ -483,6 +480,26 @@ def _verdict(report: pytest.TestReport) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """A failed clause that a capability turns off says which, in its message."""
+    try:
+        return (yield)
+    except Exception as failure:
+        cls = getattr(item, "cls", None)
+        if cls is not None and getattr(cls, "__contract_suite__", False):
+            from contract_tests.conformance import clause_of
+
+            found = clause_of(cls, getattr(item, "originalname", item.name))
+            if found is not None and found.capability is not None:
+                failure.add_note(
+                    f"clause {found.name} is judged because {cls.__name__} declares "
+                    f"Capabilities({found.capability}=True); if the backend does not "
+                    f"promise it, declare {found.capability}=False"
+                )
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """A ``MemoryManagerContract`` test's decisive report carries its clause's result (a
     user property, so it reaches the xdist controller)."""
@@ -540,6 +557,8 @@ def _write_conformance(config: pytest.Config) -> None:
 
 def _unrecorded(terminalreporter: Any) -> list[str]:
     """Node ids skipped because their snapshot is not recorded yet (xdist: on the controller)."""
+    from contract_tests.conformance import UNRECORDED
+
     return [
         report.nodeid
         for report in terminalreporter.stats.get("skipped", [])
