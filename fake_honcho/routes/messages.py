@@ -192,13 +192,15 @@ async def upload(request: Request) -> Response:
         data = await upload_file.read()
         content_type = upload_file.content_type or ""
         extra = {name: form.get(name) for name in ("metadata", "configuration", "created_at")}
+    # the form is read by a dependency, which runs before the route looks at the file
+    fields = _form_fields(fake, extra)
     if len(data) > MAX_FILE_SIZE:
         raise HonchoError(
             413,
             f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
         )
     text = extract_text(data, content_type)
-    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake, extra)}
+    item: dict[str, Any] = {"peer_id": peer_id, **fields}
     # Not a model body: the models' validators run one by one, each refusal a 422.
     item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [
