@@ -364,16 +364,17 @@ async def session_context(request: Request) -> Response:
         budget = tokens
         if peer_target:
             observer = scope_observer or peer_perspective or peer_target
-            if scope_observer is None:  # the card is read through the observer's peer row
+            hidden = allowlist is not None and fake.version.speaks(
+                Feature.NARROWED_RECALL_HIDES_CARD
+            )  # a card has no per-session provenance: not read at all
+            if scope_observer is None and not hidden:  # read through the observer's row
                 unhandled_if_unnamable(fake, observer, CARD_INVALID_PEER)
                 get_peer(fake, workspace_id, observer)
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
             chosen = select(rows, selection, fake.nearness)
-            card = cards.read(fake.store, workspace_id, observer, peer_target)
-            if allowlist is not None and fake.version.speaks(Feature.NARROWED_RECALL_HIDES_CARD):
-                card = None  # a card has no per-session provenance
+            card = None if hidden else cards.read(fake.store, workspace_id, observer, peer_target)
             representation_text = render_markdown(chosen)
             budget = tokens - charge(render_plain(chosen), card)
         fitted = fit(
