@@ -40,7 +40,6 @@ from fake_honcho.drift.probe import probe_server
 from fake_honcho.drift.redact import Redactor
 from fake_honcho.drift.traffic import (
     EXCHANGES,
-    Body,
     Exchange,
     ServerInfo,
     append_exchange,
@@ -77,9 +76,9 @@ class Recorder:
     directory: Path
     upstream: str
     redactor: Redactor | None = None
-    api_key: str | None = None
     info: ServerInfo | None = None
     count: int = 0
+    """Requests so far (each exchange's ``seq``)."""
     proxy_ms: list[float] = field(default_factory=list)
     upstream_ms: list[float] = field(default_factory=list)
     _probe_lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -91,7 +90,7 @@ class Recorder:
 
     def write(self, exchange: Exchange) -> None:
         if self.redactor is not None:
-            exchange = redact(exchange, self.redactor)
+            exchange = self.redactor.exchange(exchange)
         with self._write_lock:  # background tasks run on worker threads: one line at a time
             append_exchange(self.directory, exchange)
         if exchange.proxy_ms is not None and exchange.upstream_ms is not None:
@@ -100,15 +99,13 @@ class Recorder:
 
     def probe(self, key: str | None) -> None:
         """What the upstream serves, into ``server.json`` (once it can be asked)."""
+        listed = httpx.post(f"{self.upstream}/v3/workspaces/list", json={}, timeout=30)
+        auth = listed.status_code == 401
+        if auth and not key:  # asked again with the first key a client sends
+            return
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         with httpx.Client(base_url=self.upstream, headers=headers, timeout=30) as client:
-            listed = client.post("/v3/workspaces/list", json={})
-            auth = listed.status_code == 401
-            if auth and not key:  # asked again with the first key a client sends
-                self.info = None
-                return
             served = probe_server(client)
-        auth = auth or httpx.post(f"{self.upstream}/v3/workspaces/list", json={}).status_code == 401
         self.info = ServerInfo(
             without_credentials(self.upstream), served, auth, self.redactor is not None
         )
@@ -126,31 +123,11 @@ class Recorder:
         if not self.proxy_ms:
             return f"{PROG}: no exchange recorded in {self.directory}"
         return (
-            f"{PROG}: {self.count} exchanges recorded in {self.directory / EXCHANGES}; "
+            f"{PROG}: {len(self.proxy_ms)} exchanges recorded in {self.directory / EXCHANGES}; "
             f"proxy overhead per request: median {_ms(statistics.median(self.proxy_ms))}, "
             f"p95 {_ms(_p95(self.proxy_ms))}; the server's own time: median "
             f"{_ms(statistics.median(self.upstream_ms))}, p95 {_ms(_p95(self.upstream_ms))}"
         )
-
-
-def redact(exchange: Exchange, redactor: Redactor) -> Exchange:
-    """``exchange`` with its private text replaced (bodies, SSE streams, query strings)."""
-    from dataclasses import replace
-    from urllib.parse import urlencode
-
-    def body(part: Body) -> Body:
-        if part.kind == "json":
-            return Body("json", redactor.json(part.value))
-        if part.kind == "text" and exchange.streamed and part is exchange.response:
-            return Body("text", redactor.stream(part.value))
-        return part
-
-    target = exchange.target
-    if exchange.query:
-        target = f"{exchange.path}?{urlencode(redactor.params(exchange.query))}"
-    return replace(
-        exchange, target=target, request=body(exchange.request), response=body(exchange.response)
-    )
 
 
 def build_app(recorder: Recorder, client: httpx.AsyncClient) -> Starlette:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "Recording",
     "configuration_name",
     "differences",
+    "fake_client",
     "load_recordings",
     "parse_configuration",
     "recordings_by_version",
@@ -187,13 +189,28 @@ def run_on_fake(
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
     match its schemas), embedding messages or not; ``auth``: with auth on, sending its
     admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
+    # scripts send fields an older version drops on purpose: its answer is the point
+    with fake_client(version, embed_messages, auth=auth, strict=True) as client:
+        return run_script(client, script, workspace_names(FAKE_PREFIX))
+
+
+@contextmanager
+def fake_client(
+    version: str | HonchoVersion | None,
+    embed_messages: bool,
+    *,
+    auth: bool = False,
+    strict: bool = False,
+) -> Iterator[httpx.Client]:
+    """A client of a fresh in-process fake speaking ``version`` that answers every field as
+    that version does (``ignored_fields="allow"``); ``auth``: with auth on, sending its
+    admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
     from fake_honcho import FakeHoncho
 
     with (
-        # scripts send fields an older version drops on purpose: its answer is the point
         FakeHoncho(
             version=version,
-            strict=True,
+            strict=strict,
             ignored_fields="allow",
             jwt_secret=secrets.token_hex(32) if auth else None,
             embed_messages=embed_messages,
@@ -204,7 +221,7 @@ def run_on_fake(
             headers={"Authorization": f"Bearer {fake.admin_key}"} if auth else {},
         ) as client,
     ):
-        return run_script(client, script, workspace_names(FAKE_PREFIX))
+        yield client
 
 
 def replay(recording: Recording) -> list[Difference]:

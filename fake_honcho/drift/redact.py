@@ -21,8 +21,11 @@ import hashlib
 import json
 import random
 import re
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlencode
 
+from fake_honcho.drift.traffic import Body, Exchange
 from fake_honcho.tokens import SPECIAL_TOKENS, token_count
 
 __all__ = ["TEXT_KEYS", "Redactor", "placeholder"]
@@ -146,3 +149,23 @@ class Redactor:
 
     def params(self, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [(k, self.text(v) if k in TEXT_PARAMS else v) for k, v in pairs]
+
+    def exchange(self, exchange: Exchange) -> Exchange:
+        """``exchange`` with its private text replaced (bodies, SSE streams, query strings)."""
+
+        def body(part: Body, stream: bool) -> Body:
+            if part.kind == "json":
+                return Body("json", self.json(part.value))
+            if part.kind == "text" and stream:
+                return Body("text", self.stream(part.value))
+            return part
+
+        target = exchange.target
+        if exchange.query:
+            target = f"{exchange.path}?{urlencode(self.params(exchange.query))}"
+        return replace(
+            exchange,
+            target=target,
+            request=body(exchange.request, False),
+            response=body(exchange.response, exchange.streamed),
+        )

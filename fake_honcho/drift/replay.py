@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import secrets
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 from urllib.parse import unquote
 
 import httpx
@@ -42,6 +41,7 @@ from fake_honcho.drift.judge import (
 )
 from fake_honcho.drift.normalise import NANOID
 from fake_honcho.drift.probe import Served, served_by_version
+from fake_honcho.drift.recording import fake_client
 from fake_honcho.drift.traffic import Body, Exchange, decode_body, read_exchanges, read_server
 from fake_honcho.versions import DEFAULT_VERSION, VERSIONS, version_argument
 
@@ -52,22 +52,23 @@ CONTROL_PREFIX = "/_fake/"
 """The fake's own routes: a real server answers 404 there, by design (how a client tells)."""
 
 
+Outcome = Literal["equal", "shape", "declared", "undeclared", "skipped"]
+"""How an exchange was judged: equal once normalised, alike in shape (an LLM's answer),
+different as a register entry declares, different undeclared, or not replayed."""
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """One exchange as judged: ``equal``, ``shape`` (compared by shape), ``declared``, or
-    ``undeclared``."""
+    """One exchange as judged, with both normalised answers when they differ."""
 
     exchange: Exchange
-    outcome: str
+    outcome: Outcome
     template: str
     real: Any = None
     fake: Any = None
     fake_status: int = 0
     entry: str | None = None
     rule: Rule | None = None
-
-
-Outcome = str
 
 
 @dataclass
@@ -142,24 +143,10 @@ def replay_exchanges(
     exchanges: Sequence[Exchange], served: Served, *, auth: bool = False, redacted: bool = False
 ) -> list[Verdict]:
     """Send ``exchanges`` in order to a fresh fake as ``served`` says; judge each answer."""
-    from fake_honcho import FakeHoncho
-
     pairs = IdPairs()
     context = _Context(served, _workspaces_named(exchanges), redacted)
     verdicts = []
-    with (
-        FakeHoncho(
-            version=served.version,
-            embed_messages=served.embeds,
-            ignored_fields="allow",
-            jwt_secret=secrets.token_hex(32) if auth else None,
-        ) as fake,
-        httpx.Client(
-            transport=fake.transport(),
-            base_url="http://fake",
-            headers={"Authorization": f"Bearer {fake.admin_key}"} if auth else {},
-        ) as client,
-    ):
+    with fake_client(served.version, served.embeds, auth=auth) as client:
         context.client = client
         for exchange in exchanges:
             if exchange.path.startswith(CONTROL_PREFIX):
@@ -263,7 +250,7 @@ def _judge(exchange: Exchange, answer: _Answer, pairs: IdPairs, context: _Contex
         served=context.served,
         moment=moment,
     )
-    outcome = "declared" if entry else "undeclared"
+    outcome: Outcome = "declared" if entry else "undeclared"
     return Verdict(exchange, outcome, template, real, fake, answer.status, entry, rule)
 
 
