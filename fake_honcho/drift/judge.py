@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from fake_honcho.divergences import divergence
 from fake_honcho.drift.probe import Served
+from fake_honcho.harness.divergences import divergence
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
 
 __all__ = [

@@ -47,6 +47,7 @@ from fake_honcho.drift.traffic import (
     without_credentials,
     write_server,
 )
+from fake_honcho.http.server import bind, listen_problem, make_server, run_until_signalled, url_of
 
 __all__ = ["Recorder", "build_app", "build_parser", "main"]
 
@@ -231,9 +232,13 @@ def _ms(value: float) -> str:
     return f"{value:.2f} ms"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from fake_honcho.cli import _port
+def error(message: str) -> int:
+    """One line, as argparse writes an error, without the usage; exit status 1."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 1
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Forward every request to a Honcho server unchanged and record each "
@@ -243,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", required=True, metavar="DIR", type=Path, help="where to write")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
-        "--port", type=_port, default=8010, help="port to bind; 0 picks a free one (%(default)s)"
+        "--port", type=int, default=8010, help="port to bind; 0 picks a free one (%(default)s)"
     )
     parser.add_argument(
         "--redact",
@@ -260,27 +265,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
-    from fake_honcho.cli import error, listen_problem, run_until_signalled
-    from fake_honcho.server import bind, make_server, url_of
-
     args = build_parser().parse_args(argv)
     upstream = args.upstream.rstrip("/")
     if urlsplit(upstream).scheme not in ("http", "https") or not urlsplit(upstream).netloc:
-        return error(f"proxy: --upstream must be an http(s) URL, got {args.upstream!r}")
+        return error(f"--upstream must be an http(s) URL, got {args.upstream!r}")
     directory: Path = args.record
     if (directory / EXCHANGES).exists():
-        return error(f"proxy: {directory / EXCHANGES} exists; record into a new directory")
+        return error(f"{directory / EXCHANGES} exists; record into a new directory")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as problem:
-        return error(f"proxy: cannot create {directory}: {problem.strerror or problem}")
+        return error(f"cannot create {directory}: {problem.strerror or problem}")
     key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
     recorder = Recorder(directory, upstream, Redactor() if args.redact else None)
     try:
         recorder.probe(key)
     except httpx.HTTPError as problem:
         shown = without_credentials(upstream)
-        return error(f"proxy: {shown} is not a reachable Honcho ({type(problem).__name__})")
+        return error(f"{shown} is not a reachable Honcho ({type(problem).__name__})")
     try:
         sock = bind(args.host, args.port)
     except OSError as problem:

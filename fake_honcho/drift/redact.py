@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fake_honcho.drift.traffic import Body, Exchange
-from fake_honcho.tokens import SPECIAL_TOKENS, token_count
+from fake_honcho.store.tokens import SPECIAL_TOKENS, token_count
 
 __all__ = ["TEXT_KEYS", "Redactor", "placeholder"]
 

@@ -25,8 +25,8 @@ from fake_honcho.drift.redact import Redactor, placeholder
 from fake_honcho.drift.replay import main as replay_main
 from fake_honcho.drift.replay import replay_exchanges
 from fake_honcho.drift.traffic import read_exchanges, read_server
-from fake_honcho.server import serve_in_thread
-from fake_honcho.tokens import token_count
+from fake_honcho.http.server import serve_in_thread
+from fake_honcho.store.tokens import token_count
 from tests.fake.served import running, stop
 
 KEY = "kit-secret-key-0123456789"
