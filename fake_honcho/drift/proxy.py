@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from fake_honcho.arguments import OneLineParser, port
 from fake_honcho.drift.probe import probe_server
 from fake_honcho.drift.redact import Redactor
 from fake_honcho.drift.traffic import (
@@ -239,7 +240,7 @@ def error(message: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Forward every request to a Honcho server unchanged and record each "
         "exchange, for `fake-honcho replay`.",
@@ -248,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", required=True, metavar="DIR", type=Path, help="where to write")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
-        "--port", type=int, default=8010, help="port to bind; 0 picks a free one (%(default)s)"
+        "--port", type=port, default=8010, help="port to bind; 0 picks a free one (%(default)s)"
     )
     parser.add_argument(
         "--redact",

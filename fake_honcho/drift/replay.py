@@ -28,6 +28,7 @@ from urllib.parse import unquote
 
 import httpx
 
+from fake_honcho.arguments import OneLineParser
 from fake_honcho.drift.exchange import TextNormaliser
 from fake_honcho.drift.judge import (
     WORKSPACES_LIST,
@@ -418,7 +419,7 @@ def _short(value: Any, limit: int = 600) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Replay recorded traffic (a `fake-honcho proxy` directory, or vcrpy / "
         "pytest-recording cassettes) against a fresh fake; print what it answers otherwise.",
