@@ -120,7 +120,7 @@ class Difference:
         request = json.dumps(self.step.describe(), ensure_ascii=False)
         lines = [f"[{self.index}] {request}" + (f"  # {self.step.note}" if self.step.note else "")]
         if self.declared:
-            lines.append(f"    declared: fake_honcho.harness.divergences {self.declared!r}")
+            lines.append(f"    declared: fake_honcho.divergences {self.declared!r}")
         for label, result in ((expected_label, self.expected), (actual_label, self.actual)):
             body = json.dumps(result.as_json(), ensure_ascii=False, sort_keys=True)
             lines.append(f"    {label}: {body}")
