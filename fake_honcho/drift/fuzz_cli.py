@@ -29,7 +29,7 @@ from typing import TextIO
 import httpx
 
 from fake_honcho.drift.cleanup import delete_workspaces
-from fake_honcho.drift.cli import API_KEY_ENV, _without_credentials
+from fake_honcho.drift.cli import API_KEY_ENV, without_credentials
 from fake_honcho.drift.fuzz import (
     Answer,
     FuzzRecording,
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return 2
     url = args.against.rstrip("/")
     key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    shown = _without_credentials(url)
+    shown = without_credentials(url)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     # A fresh connection per request: after a 500 the server closes the connection.
     limits = httpx.Limits(max_keepalive_connections=0)

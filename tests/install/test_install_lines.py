@@ -278,6 +278,7 @@ PROBES: dict[str, list[str]] = {
     ],
     "contract": ["pytest -q -p no:cacheprovider --co --pyargs contract_tests.suites.api"],
     "fuzz": ["fake-honcho fuzz --help"],
+    "replay": ["fake-honcho replay --help", "python -c 'import vcr'"],
     "test": ["python -c 'import hypothesis, schemathesis, honcho, build'", "ruff --version"],
 }
 
