@@ -30,6 +30,7 @@ import sys
 from array import array
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from operator import add, ge, itemgetter, le, mul, sub, truediv
 
@@ -70,9 +71,11 @@ class _Block:
         self.spread = max(self.spread, spread)
         self._packed = None
 
-    def scores(self, weights: list[tuple[int, int]], offset: int) -> tuple[list[float], array[int]]:
-        """Each row's score from its dense part alone, and its dense dot product plus
-        :data:`_BIAS`; a deleted row scores -inf."""
+    def scores(
+        self, weights: list[tuple[int, int]], offset: int, shared: Counter[int] | None = None
+    ) -> tuple[list[float], list[int]]:
+        """Each row's score and dot product: from its dense part alone, or with its
+        ``shared`` buckets; a deleted row scores -inf."""
         if self._packed is None:
             self._packed = self._pack()
         columns, base, ones = self._packed
@@ -81,10 +84,15 @@ class _Block:
             total += weight * columns[column]
         fields = array("H")
         fields.frombytes(total.to_bytes(2 * len(self.rows), sys.byteorder))
-        scores = list(map(truediv, map(sub, fields, repeat(_BIAS)), self.roots))
+        less: Iterator[int] = repeat(_BIAS)
+        if shared:
+            terms = map(mul, map(shared.get, self.rows, repeat(0)), repeat(_TERM_DOT))
+            less = map(sub, less, terms)
+        dots = list(map(sub, fields, less))
+        scores = list(map(truediv, dots, self.roots))
         for position in self.dead:
             scores[position] = -math.inf
-        return scores, fields
+        return scores, dots
 
     def _pack(self) -> tuple[list[int], int, int]:
         def packed(values: array[int]) -> int:
@@ -171,15 +179,16 @@ class HashedRows:
             del shared[row]
         spread = math.sqrt(query.norm - len(query.buckets) * _TERM_DOT)
         offset = _SHIFT * sum(query.shifted) - _DENSE * _SHIFT * _SHIFT
-        found = self._sharing(query, shared, spread, offset, wanted)
+        flat = len(self._codes) <= _FLAT  # one tier: scored whole, shared buckets and all
+        found = [] if flat else self._sharing(query, shared, spread, offset, wanted)
         floor = _floor(found, wanted)
         weights = [(column, value) for column, value in enumerate(query.shifted) if value]
         blocks = sorted(((block.spread, at) for at, block in enumerate(self._blocks)), reverse=True)
         for most, at in blocks:
-            if spread * most * (1 + 1e-12) < floor:
+            if not flat and spread * most * (1 + 1e-12) < floor:
                 break
             block = self._blocks[at]
-            scores, fields = block.scores(weights, offset)
+            scores, dots = block.scores(weights, offset, shared if flat else None)
             cut = floor
             if len(found) < wanted and len(scores) - len(block.dead) >= wanted:
                 sample = scores[:: max(1, len(scores) // (4 * wanted))]
@@ -187,8 +196,8 @@ class HashedRows:
                     cut = max(cut, sorted(sample)[-wanted])
             rows = block.rows
             for position in compress(range(len(scores)), map(ge, scores, repeat(cut))):
-                if rows[position] not in shared:  # scored with its shared buckets above
-                    found.append((scores[position], rows[position], fields[position] - _BIAS))
+                if flat or rows[position] not in shared:  # else scored with its buckets above
+                    found.append((scores[position], rows[position], dots[position]))
             floor = _floor(found, wanted)
             found = [entry for entry in found if entry[0] >= floor]
         norm = query.norm
