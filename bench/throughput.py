@@ -119,7 +119,7 @@ def _token_counting(op: Operation) -> Batch:
     Honcho answers each stored message with its ``token_count``, so the fake cannot
     defer it; this row shows how much of the batch that is.
     """
-    from fake_honcho.tokens import token_count  # late, as new_fake imports the fake
+    from fake_honcho.store.tokens import token_count  # late, as new_fake imports the fake
 
     def count() -> object:
         return [token_count(message["content"]) for message in op.body()["messages"]]
@@ -164,7 +164,7 @@ def _serves_scopes() -> bool:
 
 
 def _clients(stack: ExitStack) -> dict[str, BatchFactory]:
-    from fake_honcho.server import serve_in_thread  # late, as new_fake imports the fake
+    from fake_honcho.http.server import serve_in_thread  # late, as new_fake imports the fake
 
     loop = asyncio.new_event_loop()
     stack.callback(loop.close)
@@ -271,7 +271,7 @@ def _deriver_cost(settings: Settings, text: TextGenerator) -> Table:
 
 def _memo_effect(settings: Settings, text: TextGenerator) -> Table:
     """What the render memo saves on a page read again: informational."""
-    from fake_honcho.render_memo import render_memo  # late, as new_fake imports the fake
+    from fake_honcho.http.render_memo import render_memo  # late, as new_fake imports the fake
 
     page = next(op for op in operations(text) if op.name.startswith("page"))
     memo_off = new_fake()
@@ -324,7 +324,7 @@ def token_messages(count: int = 200) -> list[str]:
 def _token_count(settings: Settings) -> Table:
     """A token count of one short message: the fake's ``token_count`` against tiktoken's
     own ``encode_ordinary`` (the native encoder it wraps), same texts, same run."""
-    from fake_honcho.tokens import load, token_count  # late, as new_fake imports the fake
+    from fake_honcho.store.tokens import load, token_count  # late, as new_fake imports the fake
 
     messages = token_messages()
     encode = load().encode_ordinary

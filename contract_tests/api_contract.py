@@ -64,6 +64,15 @@ _PEER_KEY_ALLOWED: tuple[_Request, ...] = (
     ("POST", "sessions/s1/messages/list", {}),
     ("POST", "peers/alice/search", {"query": "marmalade"}),
 )
+#: What a peer key reads of s1 through its peer's membership (measured on real 3.0.12
+#: and 3.1: 200 while alice is a member, 401 once she is removed, 200 once re-added).
+_PEER_KEY_MEMBER_READS: tuple[_Request, ...] = (
+    ("POST", "sessions/s1/messages/list", {}),
+    ("GET", "sessions/s1/context", None),
+    ("GET", "sessions/s1/summaries", None),
+    ("GET", "sessions/s1/peers", None),
+    ("POST", "sessions/s1/search", {"query": "marmalade"}),
+)
 _SESSION_KEY_REFUSED = (
     *_OUTSIDE_S1,
     ("GET", "peers/alice/card", None),
@@ -444,6 +453,27 @@ class HonchoAPIContract(ContractSuite):
                     leaks.append(f"{name}: {method} {path} carries s2's message")
         assert leaks == [], "scoped keys reached data outside their scope:\n" + "\n".join(leaks)
 
+    def test_peer_key_loses_a_session_when_its_peer_is_removed(self, secured: Api) -> None:
+        """A peer key reads a session through its peer's membership only while that lasts:
+        once the peer is removed (membership kept with ``left_at``) every read of the
+        session is a 401, and re-adding the peer gives the reads back."""
+        api = secured
+        api.add_messages("s1", ("alice", "alice likes marmalade"), ("bob", "bob is here"))
+        alice = self._mint(api, peer_id="alice")
+        reads = _PEER_KEY_MEMBER_READS
+
+        def statuses() -> list[int]:
+            return [self._send(api, alice, *read).status_code for read in reads]
+
+        assert statuses() == [200] * len(reads), "a member's key must read its session"
+        assert api.delete_json("sessions/s1/peers", ["alice"]).status_code == 200
+        after = [(read, self._send(api, alice, *read)) for read in reads]
+        kept = [f"{m} {p} -> {a.status_code}" for (m, p, _), a in after if a.status_code != 401]
+        assert kept == [], "a removed peer's key still reads the session:\n" + "\n".join(kept)
+        assert all("marmalade" not in answer.text for _, answer in after)
+        assert api.post("sessions/s1/peers", json={"alice": {}}).status_code == 200
+        assert statuses() == [200] * len(reads), "re-added, the key reads the session again"
+
     @staticmethod
     def _mint(api: Api, **scope: str) -> str:
         minted = api.client.post("/v3/keys", params={"workspace_id": api.ws, **scope})
@@ -552,11 +582,12 @@ class HonchoAPIContract(ContractSuite):
         assert api.post("sessions/missing/clone").status_code == 404
 
     def test_delete_session(self, api: Api) -> None:
-        """Delete answers 202; the name is then gone for good (404 even for get-or-create)."""
+        """Delete answers 202 and the session is inactive at once: a second delete is a 404
+        and the session list leaves it out. (Its messages go when the deriver runs the
+        deletion, seconds later on a real server; only then can the name be created again.)"""
         api.add_messages("s1", ("alice", "hello"))
         assert api.delete("sessions/s1").status_code == 202
         assert api.delete("sessions/s1").status_code == 404
-        assert api.post("sessions", json={"id": "s1"}).status_code == 404
         listed = api.post("sessions/list").json()
         assert "s1" not in [s["id"] for s in listed["items"]]
 

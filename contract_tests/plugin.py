@@ -212,13 +212,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if remote and _served(item.config) is None:  # a real server
         if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
-        from fake_honcho.divergences import affecting  # only against a real server
+        from fake_honcho.harness.divergences import affecting  # only against a real server
 
         declared = affecting(_contract_names(item), served(item.config).features)
         if declared:
             pytest.skip(declared[0].skip_reason)
     if not remote:  # the in-process fake reproduces the real server's deterministic bugs
-        from fake_honcho.divergences import affecting
+        from fake_honcho.harness.divergences import affecting
 
         features = served(item.config).features
         reproduced = [e for e in affecting(_contract_names(item), features) if e.reproduced]

@@ -31,13 +31,13 @@ import uvicorn
 
 from fake_honcho._version import version_line
 from fake_honcho.fake import REAL_BUGS, FakeHoncho
-from fake_honcho.faults import FaultRule, parse_rule
-from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS
-from fake_honcho.ignored import MODES as IGNORED_MODES
-from fake_honcho.ignored import IgnoredFieldWarning
-from fake_honcho.persistence import StateFileError
+from fake_honcho.harness.faults import FaultRule, parse_rule
+from fake_honcho.harness.persistence import StateFileError
+from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS
+from fake_honcho.http.ignored import MODES as IGNORED_MODES
+from fake_honcho.http.ignored import IgnoredFieldWarning
+from fake_honcho.http.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.search.semantic import EMBEDDING_MODES
-from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.versions import (
     DEFAULT_VERSION,
     VERSIONS,
@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_fault_rule,
         metavar="RULE",
         help="inject a fault, e.g. 'POST /v3/workspaces/*/sessions/*/messages status=503 "
-        "times=2' (repeatable; syntax: fake_honcho.faults.parse_rule; manage live rules "
+        "times=2' (repeatable; syntax: fake_honcho.harness.faults.parse_rule; manage live rules "
         "at /_fake/faults)",
     )
     return parser

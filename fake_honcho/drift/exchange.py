@@ -18,7 +18,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -63,7 +63,7 @@ class Step:
     ``save`` maps a name to a dotted path into the JSON answer (``"0.id"``,
     ``"items.1.id"``) for later steps to use as ``{name}``; ``unordered`` compares
     a list answer (or a page's ``items``) as a multiset, for lists the server does
-    not order; ``divergence`` names the register entry (``fake_honcho.divergences``)
+    not order; ``divergence`` names the register entry (``fake_honcho.harness.divergences``)
     that declares why the fake answers differently here.
     """
 
@@ -123,13 +123,16 @@ class Script:
     """A named sequence of steps sharing one fresh workspace (and ``{ws2}`` if used).
 
     ``needs`` names the feature a server must speak for the script to run at all (the
-    scope routes, say); versions without it are not sent it.
+    scope routes, say); versions without it are not sent it. ``deriver`` is the mode of
+    the fake it is replayed on: ``"manual"`` for a script that reads what the real
+    deriver has not reached yet (a deletion it runs seconds after the 202).
     """
 
     name: str
     steps: Sequence[Step]
     doc: str = ""
     needs: Feature | None = None
+    deriver: Literal["immediate", "manual"] = "immediate"
 
     def runs_on(self, version: HonchoVersion) -> bool:
         return self.needs is None or version.speaks(self.needs)

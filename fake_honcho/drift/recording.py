@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from fake_honcho.divergences import divergence
 from fake_honcho.drift.exchange import Result, Script, Step, run_script, workspace_names
+from fake_honcho.harness.divergences import divergence
 from fake_honcho.versions import HonchoVersion, resolve_version
 
 __all__ = [
@@ -63,6 +63,7 @@ class Recording:
             "server": self.server,
             "honcho_version": self.version,
             **({"embed_messages": True} if self.embed_messages else {}),
+            **({"deriver": self.script.deriver} if self.script.deriver != "immediate" else {}),
             "exchanges": [
                 {**step.as_json(), "response": result.as_json()}
                 for step, result in zip(self.script.steps, self.results, strict=True)
@@ -72,7 +73,12 @@ class Recording:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Recording:
         exchanges = data["exchanges"]
-        script = Script(data["script"], [Step.from_json(x) for x in exchanges], data.get("doc", ""))
+        script = Script(
+            data["script"],
+            [Step.from_json(x) for x in exchanges],
+            data.get("doc", ""),
+            deriver=data.get("deriver", "immediate"),
+        )
         results = [Result.from_json(x["response"]) for x in exchanges]
         return cls(
             script,
@@ -112,7 +118,7 @@ class Difference:
         request = json.dumps(self.step.describe(), ensure_ascii=False)
         lines = [f"[{self.index}] {request}" + (f"  # {self.step.note}" if self.step.note else "")]
         if self.declared:
-            lines.append(f"    declared: fake_honcho.divergences {self.declared!r}")
+            lines.append(f"    declared: fake_honcho.harness.divergences {self.declared!r}")
         for label, result in ((expected_label, self.expected), (actual_label, self.actual)):
             body = json.dumps(result.as_json(), ensure_ascii=False, sort_keys=True)
             lines.append(f"    {label}: {body}")
@@ -185,8 +191,8 @@ def run_on_fake(
     auth: bool = False,
 ) -> list[Result]:
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
-    match its schemas), embedding messages or not; ``auth``: with auth on, sending its
-    admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
+    match its schemas; its deriver the script's), embedding messages or not; ``auth``:
+    with auth on, sending its admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
     from fake_honcho import FakeHoncho
 
     with (
@@ -197,6 +203,7 @@ def run_on_fake(
             ignored_fields="allow",
             jwt_secret=secrets.token_hex(32) if auth else None,
             embed_messages=embed_messages,
+            deriver=script.deriver,
         ) as fake,
         httpx.Client(
             transport=fake.transport(),

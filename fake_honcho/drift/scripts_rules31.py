@@ -130,6 +130,8 @@ NEGATION = Script(
     "at 3.1 (kept, #947); ne over a missing metadata key drops the row in both.",
 )
 
+PHANTOM = "real-rejected-write-phantom-workspace"
+
 PEER_NAMES = Script(
     "peer_names_422",
     [
@@ -176,7 +178,23 @@ PEER_NAMES = Script(
             "/v3/workspaces/{ws2}/sessions",
             {"id": "s1"},
             note="yet a session cannot be created in it (last: it returns no id)",
-            divergence="real-rejected-write-phantom-workspace",
+            divergence=PHANTOM,
+        ),
+        *[
+            Step(method, "/v3/workspaces/{ws2}" + path, json=body, note=note, divergence=PHANTOM)
+            for method, path, body, note in (
+                ("POST", "/peers", {"id": "alice"}, "nor a peer: it is cached, not stored"),
+                ("POST", "/sessions/s2/messages", _msgs(("alice", "hi")), "nor messages"),
+                ("PUT", "/peers/alice", {}, "nor a peer by PUT"),
+                ("PUT", "", {"metadata": {"a": 1}}, "an update of the workspace: a 500"),
+            )
+        ],
+        post("/v3/workspaces", {"id": "{ws2}"}, note="got from the cache", divergence=PHANTOM),
+        post(
+            "/v3/workspaces/list",
+            {"filters": {"id": "{ws2}"}},
+            note="and still not listed",
+            divergence=PHANTOM,
         ),
     ],
     "Invalid peer names as message authors, session peer keys and path ids: 422 naming "

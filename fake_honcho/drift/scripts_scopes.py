@@ -281,4 +281,34 @@ SCOPED_SEARCH = Script(
     needs=Feature.SCOPES,
 )
 
-SCOPE_SCRIPTS: tuple[Script, ...] = (SCOPE_ROUTES, SCOPE_GUARDS, SCOPED_READS, SCOPED_SEARCH)
+SCOPE_DELETION = Script(
+    "scope_deletion",
+    [
+        post(S + "/s1/messages", _msg("alice", "hello")),
+        post(S, {"id": "s2", "peers": {"bob": {}}}),
+        post(SC, {"id": "work"}),
+        post(SC + "/work/sessions", {"session_ids": ["s1", "s2"]}),
+        delete(S + "/s1", note="202: the deletion waits for the deriver"),
+        post(SC + "/work/sessions/list", note="the scope's list leaves it out at once"),
+        post(
+            W + "/peers/scope.work/sessions",
+            unordered=True,
+            note="the scope peer's sessions still show it, inactive",
+            divergence="deletion-at-once",
+        ),
+        post(SC + "/work/sessions", {"session_ids": ["s1"]}, note="it cannot be added again"),
+        delete(SC + "/work/sessions/s1", note="nor removed"),
+    ],
+    "A member session deleted while its deletion waits for the deriver (replayed on a fake "
+    "with deriver='manual').",
+    needs=Feature.SCOPES,
+    deriver="manual",
+)
+
+SCOPE_SCRIPTS: tuple[Script, ...] = (
+    SCOPE_ROUTES,
+    SCOPE_GUARDS,
+    SCOPED_READS,
+    SCOPED_SEARCH,
+    SCOPE_DELETION,
+)

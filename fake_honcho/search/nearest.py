@@ -1,7 +1,7 @@
 """The nearest embedding rows of a workspace for the default embedder, exactly, without
 ranking every row.
 
-A :class:`~fake_honcho.embedding.HashedEmbedder` vector is term buckets of weight 64
+A :class:`~fake_honcho.search.embedding.HashedEmbedder` vector is term buckets of weight 64
 plus a 32-value dense tail (-15..15), so a row's dot product with a query is
 ``4096 * shared + dense`` where ``shared`` counts the buckets they share and ``|dense|``
 is at most ``sqrt(query's dense norm * row's dense norm)`` (Cauchy-Schwarz). Ranked by
@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from operator import add, ge, itemgetter, le, mul, sub, truediv
 
-from fake_honcho.embedding import HashedCode, pg_cosine_distance
+from fake_honcho.search.embedding import HashedCode, pg_cosine_distance
 
 _TERM_DOT = 64 * 64  # a shared bucket's part of the dot product
 _DENSE = 32

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
-from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder, HashedEmbedder
+from fake_honcho.search.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder, HashedEmbedder
 from fake_honcho.search.nearest import HashedRows
 from fake_honcho.search.pgsort import first
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.state import Key, Row, Store
 
 EmbeddingMode = Literal["immediate", "held"]
 EMBEDDING_MODES: tuple[EmbeddingMode, ...] = ("immediate", "held")
@@ -42,7 +42,7 @@ T = TypeVar("T", bound=Hashable)
 
 
 def _encoding() -> Any:
-    from fake_honcho.tokens import load
+    from fake_honcho.store.tokens import load
 
     return load(ENCODING)
 

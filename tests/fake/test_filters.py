@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import (
+from fake_honcho.store.filters import (
     COMPARISON_OPERATORS,
     CONCLUSION,
     LEGACY,

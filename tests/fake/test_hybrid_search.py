@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from fake_honcho.embedding import MAX_INPUT_TOKENS, HashedEmbedder
+from fake_honcho.search.embedding import MAX_INPUT_TOKENS, HashedEmbedder
 from fake_honcho.search.semantic import chunks, reciprocal_rank_fusion
 
 W = "/v3/workspaces/ws"
@@ -179,7 +179,10 @@ def test_the_nearest_rows_index_keeps_every_row_up_to_the_cut(
     monkeypatch.setattr(nearest, "_FLAT", flat)
     rng = random.Random(3)
     words = [f"w{number}" for number in range(60)]
-    texts = [" ".join(rng.choices(words, k=rng.choice((1, 2, 3, 5, 8, 13, 20, 40, 80)))) for _ in range(3000)]
+    texts = [
+        " ".join(rng.choices(words, k=rng.choice((1, 2, 3, 5, 8, 13, 20, 40, 80))))
+        for _ in range(3000)
+    ]
     texts += texts[:30]  # identical vectors tie
     embedder = HashedEmbedder()
     codes = [embedder.encode(text) for text in texts]

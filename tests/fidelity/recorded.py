@@ -35,3 +35,4 @@ def assert_recorded_as_written(
         assert [s.as_json() for s in recorded[name].script.steps] == [
             s.as_json() for s in script.steps
         ], f"{name} changed since it was recorded at {version}; re-record"
+        assert recorded[name].script.deriver == script.deriver, f"{name}: re-record"

@@ -4,9 +4,10 @@ One run sets up a workspace (peers alice, bob, carol; session ``s1`` with alice 
 ``s2`` with carol; a message in ``s1``) with the admin key, then sends each operation
 once with each kind of key. Keys are minted here with the server's JWT secret, relative
 to the operation's target: "peer" is the path's peer (alice where the path has none),
-"member peer" is bob (in ``s1``, not the path's peer), "other peer" is carol, "session"
-is the path's session (``s1`` where there is none), "other session" is ``s2``. An
-operation that destroys its target gets a fresh one per cell.
+"member peer" is bob (in ``s1``, not the path's peer), "former member" is dave (added to
+``s1`` and removed again: his membership is kept, with ``left_at``), "other peer" is
+carol, "session" is the path's session (``s1`` where there is none), "other session" is
+``s2``. An operation that destroys its target gets a fresh one per cell.
 
 Each cell is the answer's status and ``detail`` (for an error), with the run's names
 replaced by placeholders. Record against a real server with auth on::
@@ -55,6 +56,7 @@ KINDS: dict[str, Callable[[str, str, str, str], dict[str, Any] | str | None]] = 
     "peer": lambda w, p, s, o: {"t": "", "w": w, "p": p},
     "other peer": lambda w, p, s, o: {"t": "", "w": w, "p": "carol"},
     "member peer": lambda w, p, s, o: {"t": "", "w": w, "p": "bob"},
+    "former member": lambda w, p, s, o: {"t": "", "w": w, "p": "dave"},
     "session": lambda w, p, s, o: {"t": "", "w": w, "s": s},
     "other session": lambda w, p, s, o: {"t": "", "w": w, "s": "s2"},
 }
@@ -298,9 +300,11 @@ class Matrix:
         w = f"/v3/workspaces/{self.ws}"
         self.admin("POST", "/v3/workspaces", {"id": self.ws})
         self.admin("POST", "/v3/workspaces", {"id": self.other})
-        for peer in ("alice", "bob", "carol"):
+        for peer in ("alice", "bob", "carol", "dave"):
             self.admin("POST", w + "/peers", {"id": peer})
         self.admin("POST", w + "/sessions", {"id": "s1", "peers": {"alice": {}, "bob": {}}})
+        self.admin("POST", w + "/sessions/s1/peers", {"dave": {}})
+        self.admin("DELETE", w + "/sessions/s1/peers", ["dave"])
         self.admin("POST", w + "/sessions", {"id": "s2", "peers": {"carol": {}}})
         sent = self.admin(
             "POST",
