@@ -34,11 +34,16 @@ from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from operator import add, ge, itemgetter, le, mul, sub, truediv
 
-from fake_honcho.search.embedding import HashedCode, pg_cosine_distance
+from fake_honcho.search.embedding import (
+    _DENSE,
+    _DENSE_RANGE,
+    _TERM_WEIGHT,
+    HashedCode,
+    pg_cosine_distance,
+)
 
-_TERM_DOT = 64 * 64  # a shared bucket's part of the dot product
-_DENSE = 32
-_SHIFT = 15  # a tail value plus 15 is never negative (0..30)
+_TERM_DOT = _TERM_WEIGHT * _TERM_WEIGHT  # a shared bucket's part of the dot product
+_SHIFT = _DENSE_RANGE  # a tail value plus this is never negative (HashedCode.shifted)
 _BIAS = 1 << 13  # keeps each field (dense dot + bias, |dense dot| <= 7,200) in 0..65,535
 _BLOCK = 1024
 _FLAT = 4096  # rows up to which one tier holds them all
