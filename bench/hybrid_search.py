@@ -217,7 +217,9 @@ def run(settings: Settings) -> list[Table]:
     if settings.honcho_url:
         _real_row(table, settings, contents, count, largest)
     weighed = contents[: 2_000 if settings.quick else 10_000]
-    fake, client = _store(weighed[:100])  # tokenizers and caches load outside the tracing
+    # Tokenizers and the per-process caches (token counts by word: bounded, not per
+    # message) fill outside the tracing, or the first store traced would carry them alone.
+    fake, client = _store(weighed, embed_messages=False)
     client.close()
     fake.close()
     off = _traced_per_message(weighed, embed_messages=False)
