@@ -79,9 +79,6 @@ BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
 collects them."""
 
-UNRECORDED = "no snapshot recorded yet for this backend:"
-"""How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
-``contract_tests.snapshot``, so an xdist controller need not import syrupy to count)."""
 
 MARKERS = (
     "honcho_fake_only(reason): the test needs the in-process fake's controls "
@@ -540,6 +537,8 @@ def _write_conformance(config: pytest.Config) -> None:
 
 def _unrecorded(terminalreporter: Any) -> list[str]:
     """Node ids skipped because their snapshot is not recorded yet (xdist: on the controller)."""
+    from contract_tests.conformance import UNRECORDED
+
     return [
         report.nodeid
         for report in terminalreporter.stats.get("skipped", [])

@@ -193,7 +193,7 @@ def run_on_fake(
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
     match its schemas; its deriver the script's), embedding messages or not; ``auth``:
     with auth on, sending its admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
-    from fake_honcho import FakeHoncho
+    from fake_honcho.fake import FakeHoncho
 
     with (
         # scripts send fields an older version drops on purpose: its answer is the point

@@ -14,11 +14,13 @@ instead, or, when its response had already started, a closed connection.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,14 +29,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = [
     "DROP_EXTENSION",
+    "LOG_LEVELS",
     "answer_at_shutdown",
     "bind",
     "close_connection",
+    "listen_problem",
     "make_server",
+    "run_until_signalled",
     "serve_in_thread",
     "url_of",
 ]
 
+LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
 STARTUP_TIMEOUT = 30.0
 SHUTDOWN_GRACE_SECONDS = 5
 SHUTTING_DOWN = json.dumps({"detail": "fake-honcho is shutting down"}).encode()
@@ -152,3 +158,38 @@ def serve_in_thread(app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> Ite
         server.should_exit = True
         thread.join()
         sock.close()
+
+
+def listen_problem(host: str, port: int, problem: OSError) -> str:
+    """Why the socket could not be bound, with the way out when the port is taken."""
+    if problem.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {host}:{port}: the port is in use; "
+            "pick another with --port N, or --port 0 for a free one"
+        )
+    return f"cannot listen on {host}:{port}: {problem.strerror or problem}"
+
+
+def run_until_signalled(
+    server: uvicorn.Server, sock: socket.socket, announce: Callable[[], None]
+) -> None:
+    """Serve until SIGINT or SIGTERM, then return normally so the caller can clean up.
+
+    uvicorn re-raises the signal that stopped it once it has shut down, which would
+    kill the process before the state file is compacted; handlers installed here are
+    the ones it restores and re-raises into. They ask the server to stop, so a signal
+    that comes between ``announce()`` (which prints the URL a script waits for) and
+    uvicorn installing its own handlers stops the server too, instead of being lost.
+    """
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, stop) for sig in signals}
+    try:
+        announce()
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
