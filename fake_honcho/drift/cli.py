@@ -20,15 +20,16 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from fake_honcho.arguments import OneLineParser
 from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.exchange import run_script, workspace_names
 from fake_honcho.drift.probe import probe_embeds, probe_server
 from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
 from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
+from fake_honcho.drift.traffic import without_credentials
 from fake_honcho.versions import VERSIONS, HonchoVersion, version_argument
 
 __all__ = ["build_parser", "main"]
@@ -37,7 +38,7 @@ API_KEY_ENV = "HONCHO_API_KEY"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fake-honcho compare",
         description="Send the scripted exchanges to a Honcho server and to the fake; "
         "print every exchange whose answers differ.",
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the version the fake speaks, and the scripts it implies: {', '.join(VERSIONS)} "
         "(default: the version the server is probed to serve)",
     )
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=30.0, help="seconds per request (default: 30)"
+    )
     return parser
 
 
@@ -74,7 +77,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
     url = args.against.rstrip("/")
     key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    shown = _without_credentials(url)
+    shown = without_credentials(url)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     # A fresh connection per request: after a 500 the server closes the connection.
     limits = httpx.Limits(max_keepalive_connections=0)
@@ -137,10 +140,11 @@ def _report(
     return 1 if undeclared else 0
 
 
-def _without_credentials(url: str) -> str:
-    """The URL as printed: any ``user:password@`` part dropped."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return seconds
