@@ -907,7 +907,8 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "POST .../peers/{pid}/representation with a target such as 'bo\\x00b' answers "
             "500: the name reaches PostgreSQL's text comparison, which cannot hold NUL "
             "(3.1 refuses NUL first only for names in the reserved scope namespace); so "
-            "does 3.0.12's GET .../peers/{pid}/context (3.1: 422)"
+            "does 3.0.12's GET .../peers/{pid}/context (3.1: 422), and 3.1's workspace "
+            "search whose scope names one"
         ),
         fake=(
             "reproduced; corrected: 422 'Peer name(s) must not contain NUL (0x00) bytes', "
