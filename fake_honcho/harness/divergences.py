@@ -455,8 +455,8 @@ def _probe_conclusion_check_order(client: httpx.Client, workspace: str) -> Any:
 
 def _probe_nul_target(client: httpx.Client, workspace: str) -> Any:
     client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "alice"})
-    route = f"/v3/workspaces/{workspace}/peers/alice/representation"
-    return client.post(route, json={"target": "bo\x00b"}).status_code
+    route = f"/v3/workspaces/{workspace}/peers/alice/context"
+    return client.get(route, params={"target": "bo\x00b"}).status_code
 
 
 def _probe_exponent_timestamp(client: httpx.Client, workspace: str) -> Any:
@@ -902,20 +902,18 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-nul-lookup-500",
         kind="real-bug",
-        summary="a representation's or peer context's target holding NUL is a 500",
+        summary="a peer context's target holding a NUL character is a 500",
         real=(
-            "POST .../peers/{pid}/representation with a target such as 'bo\\x00b' answers "
-            "500: the name reaches PostgreSQL's text comparison, which cannot hold NUL "
-            "(3.1 refuses NUL first only for names in the reserved scope namespace); so "
-            "does 3.0.12's GET .../peers/{pid}/context (3.1: 422), and 3.1's workspace "
-            "search whose scope names one"
+            "GET .../peers/{pid}/context?target=bo%00b answers 500: the name reaches "
+            "PostgreSQL's text comparison, which cannot hold NUL; so do 3.1's workspace "
+            "search whose scope names one, and 3.0.12's representation target (3.1: 422)"
         ),
         fake=(
             "reproduced; corrected: 422 'Peer name(s) must not contain NUL (0x00) bytes', "
             "3.1's text for such a name"
         ),
         reason="the real answer is the default",
-        evidence=f"measured on {_SOURCE} (tests/fidelity/fuzz)",
+        evidence=f"measured on {_SOURCE} and 3.1 (tests/fidelity/fuzz)",
         probe=_probe_nul_target,
         fake_result=422,
         real_result=500,

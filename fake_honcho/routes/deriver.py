@@ -263,8 +263,11 @@ async def representation(request: Request) -> Response:
     )
     target = body.get("target") or peer_id
     observer = recall.observer if recall else peer_id
-    if "\x00" in target:  # PostgreSQL text cannot hold NUL: the lookup itself fails
-        raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
+    if "\x00" in target:  # 3.0.12 reaches PostgreSQL with it, whose text cannot hold NUL
+        refused = HonchoError(422, NUL_IN_NAME)
+        if fake.version.speaks(Feature.PEER_NAME_422):
+            raise refused
+        raise real_bug(fake, "real-nul-lookup-500", refused)
     with fake.store.lock:
         rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
     text = render_markdown(select(rows, selection, fake.nearness))
@@ -310,7 +313,7 @@ async def peer_context(request: Request) -> Response:
             [peer_id, target],
             "Use the `scope` option on the read routes instead.",
         )
-        if "\x00" in target:  # 3.0.12 reaches the database with it (3.1: refused above)
+        if "\x00" in target:  # it reaches PostgreSQL, whose text cannot hold NUL
             raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
         if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([peer_id]):
             raise HonchoError(404, "Peer not found")  # 3.0.12 catches PeerCreate's ValueError
