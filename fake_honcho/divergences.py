@@ -700,20 +700,30 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-filter-errors-500",
         kind="real-bug",
-        summary="a filter with an unknown operator or a mistyped value is a 500, not a 422",
+        summary="a filter operand of a type its column does not take is a 500, not a 422",
         real=(
-            "{'id': {'like': 'a'}} or {'id': {'gte': 3}} in a list route's filters answers 500 "
-            "(the filter builder's errors are not HonchoExceptions)"
+            "the filter builder binds operands as they come, so the database refuses "
+            "{'id': {'like': 'a'}} (the column equal to a dict), {'id': 5}, {'id': {'gte': 3}} "
+            "(range operands are cast with float()), {'is_active': {'ne': true}}, "
+            "{'created_at': '2024-01-01T00:00:00Z'}, {'token_count': '5'}, {'metadata': 5}, "
+            "{'id': {'ne': null}} and the like: 500; its own checks (an unknown operator beside "
+            "a known one, a word in a range, a bad datetime) are 422s and come first"
         ),
-        fake="422 naming the column and the operators it supports",
-        reason="a bad request is never a 500 on the fake",
+        fake=(
+            "reproduced; corrected: the 422 3.1 answers, naming the column and the type or "
+            "operators it takes (or, where 3.1 reads the operand, its answer)"
+        ),
+        reason="the real answer is the default; 3.1 checks operands before the query",
         evidence=(
-            f"measured on {_SOURCE} (tests/fidelity/exchanges/peers.json); src/utils/filter.py"
+            f"measured on {_SOURCE} and 3.1 (62 filters against every kind of column, "
+            "tests/fidelity/exchanges/*/filter_binds.json); src/utils/filter.py "
+            "_build_field_condition, _build_comparison_conditions"
         ),
         probe=_probe_filter_unknown_operator,
         fake_result=422,
         real_result=500,
         fixed_by=Feature.STRICT_FILTERS,
+        reproduced=True,
     ),
     Divergence(
         id="real-numeric-filter-500",
@@ -724,15 +734,20 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "number ('abc', '0x10', a boolean, a list); compared with a float, also once it "
             "overflows or underflows a double ('1e400'); and for an int operand beyond 64 bits"
         ),
-        fake="such a row matches no comparison; the others are compared as the server does",
-        reason="a bad request is never a 500 on the fake, and one odd row must not fail a list",
+        fake=(
+            "reproduced; corrected: such a row matches no comparison (the others are compared "
+            "as the server does) and an int beyond 64 bits is compared exactly: 200"
+        ),
+        reason="the real answer is the default: one odd row fails the whole list there",
         evidence=(
-            f"measured on {_SOURCE} (38 values x 10 operators, tests/fidelity/exchanges/"
-            "numeric_filters.json); src/utils/filter.py _safe_numeric_cast: CAST(... AS NUMERIC)"
+            f"measured on {_SOURCE} and 3.1 (38 values x 10 operators, tests/fidelity/"
+            "exchanges/*/numeric_filters.json, filter_binds.json); src/utils/filter.py "
+            "_safe_numeric_cast: CAST(... AS NUMERIC)"
         ),
         probe=_probe_numeric_filter_over_text,
         fake_result=200,
         real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="real-upload-form-500",

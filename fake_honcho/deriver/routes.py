@@ -159,7 +159,9 @@ async def list_conclusions(request: Request) -> Response:
     params = page_params(request)
     body = await read_body(request, "ConclusionGet", required=False)
     filters = _conclusion_filters((body or {}).get("filters"))
-    predicate = compile_filter(filters, _filterable(request), dialect_for(fake.version))
+    predicate = compile_filter(
+        filters, _filterable(request), dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
     rows = [row for row in rows if matches_all(predicate, row)]
@@ -176,7 +178,9 @@ async def query_conclusions(request: Request) -> Response:
     if not observer or not observed:
         raise HonchoError(422, "observer and observed must be specified for semantic search")
     predicate = compile_filter(
-        _conclusion_filters(filters), _filterable(request), dialect_for(fake.version)
+        _conclusion_filters(filters),
+        _filterable(request),
+        dialect_for(fake.version, fake.real_bugs),
     )
     query = strip_nul(body["query"])
     refused = query_refusal(query)  # the query is embedded first

@@ -90,7 +90,7 @@ async def list_peers(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "PeerGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version))
+    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version, fake.real_bugs))
     kind = body.get("kind")  # 3.1: scopes are listed only when asked for
     with fake.store.lock:
         rows = [
@@ -110,7 +110,9 @@ async def sessions_of_peer(request: Request) -> Response:
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), SESSION, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         joined = grouped(fake.store, PEER_SESSIONS, ws, pid)
         rows = [

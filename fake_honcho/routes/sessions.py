@@ -142,7 +142,9 @@ async def list_sessions(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), SESSION, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = [
             row

@@ -46,7 +46,9 @@ async def list_workspaces(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "WorkspaceGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), WORKSPACE, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), WORKSPACE, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = [r for r in fake.store.rows("workspaces") if predicate is None or predicate(r)]
     return respond(request, page_of(rows, params), schema="Page_Workspace_")
