@@ -487,22 +487,35 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-clone-cross-workspace",
         kind="real-bug",
-        summary="clone copies messages of same-named sessions in every workspace",
+        summary="clone selects by session name in every workspace: a 500 once another "
+        "workspace's session of that name holds messages or members",
         real=(
-            "POST .../sessions/{sid}/clone selects messages by session name only, so it "
-            "copies other workspaces' messages too, and answers 500 (duplicate "
-            "seq_in_session) once another workspace has a session of that name"
+            "POST .../sessions/{sid}/clone selects the messages (and the message_id cut-off) "
+            "and the members to copy by session name only, in every workspace: two sessions' "
+            "messages collide on seq_in_session, another workspace's member is no peer here "
+            "or a member twice, and the insert fails with a 500 (a deleted session whose "
+            "rows wait for the deriver counts too)"
         ),
-        fake="clone copies the session's own messages only and answers 201",
-        reason="a workspace never sees another's data on the fake",
+        fake=(
+            "reproduced; corrected: clone copies the session's own messages and members only "
+            "and answers 201"
+        ),
+        reason=(
+            "the real answer is the default: a suite that reuses one session name across "
+            "workspaces meets it on its second clone"
+        ),
         evidence=(
-            f"measured on {_SOURCE}; src/crud/session.py clone_session: "
-            "select(Message).where(Message.session_name == original_session_name)"
+            f"measured on {_SOURCE} and 3.1 (seven cases: messages or only a member elsewhere, "
+            "a cut-off before the other's messages or in the other workspace; "
+            "tests/fidelity/exchanges/*/server_bugs.json); src/crud/session.py clone_session: "
+            "select(Message).where(Message.session_name == original_session_name), likewise "
+            "SessionPeer"
         ),
         probe=_probe_clone_same_name,
         fake_result=201,
         real_result=500,
         affects=("HonchoAPIContract.test_clone_session",),
+        reproduced=True,
     ),
     Divergence(
         id="real-page-beyond-int64-500",
@@ -841,15 +854,21 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "POST .../sessions/{sid}/clone of a session with no messages answers 201 with a "
             "new session, which is never committed: it is not listed and has no members"
         ),
-        fake="the clone is stored with the original's metadata, configuration and members",
-        reason="an acknowledged write that vanishes is a bug, not a contract",
+        fake=(
+            "reproduced (its id stays free: a get-or-create of it answers 201 with empty "
+            "metadata); corrected: the clone is stored with the original's metadata, "
+            "configuration and members"
+        ),
+        reason="the real answer is the default",
         evidence=(
-            f"measured on {_SOURCE}; src/crud/session.py clone_session returns before "
-            "db.commit() when there are no messages to copy"
+            f"measured on {_SOURCE} and 3.1 (tests/fidelity/exchanges/*/server_bugs.json); "
+            "src/crud/session.py clone_session returns before db.commit() when there are no "
+            "messages to copy"
         ),
         probe=_probe_clone_empty,
         fake_result={"clone": 201, "listed": 2},
         real_result={"clone": 201, "listed": 1},
+        reproduced=True,
     ),
     Divergence(
         id="search-tie-order",

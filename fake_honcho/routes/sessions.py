@@ -18,7 +18,7 @@ from fake_honcho.endpoint import (
     read_body,
     respond,
 )
-from fake_honcho.errors import HonchoError
+from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.message_index import message_index
@@ -184,24 +184,43 @@ async def delete(request: Request) -> Response:
 
 
 async def clone(request: Request) -> Response:
-    """201: a new nanoid-named session with copied metadata, configuration, messages, peers."""
+    """201: a new nanoid-named session with copied metadata, configuration, messages, peers.
+
+    The real server selects the messages and members to copy by session name alone, in
+    every workspace: it fails with a 500 once another workspace's session of that name
+    adds any (``real-clone-cross-workspace``), and when there is no message to copy it
+    answers 201 without saving the clone (``real-clone-empty-not-saved``). Both are
+    reproduced unless ``real_bugs="correct"``, which copies this session's own.
+    """
     fake = fake_of(request)
     ws, sid = _ids(request)
     cutoff = query_str(request, "message_id")
+    reproduce = fake.real_bugs == "reproduce"
     with fake.store.lock:
         original = fake.store.get("sessions", (ws, sid))
         if original is None or not original["is_active"]:
             raise HonchoError(404, "Original session not found")
         index = message_index(fake.store)
-        messages = index.session_messages(ws, sid)
+        named = _sessions_named(fake, sid) if reproduce else [(ws, sid)]
+        messages = sorted(
+            (m for w, name in named for m in index.session_messages(w, name)),
+            key=lambda message: message["_seq"],
+        )
         if cutoff is not None:
-            cut = next((i for i, m in enumerate(messages) if m["id"] == cutoff), None)
+            cut = next((m["_seq"] for m in messages if m["id"] == cutoff), None)
             if cut is None:  # the server's ValueError, answered as the route answers them all
                 raise _cannot_create()
-            messages = messages[: cut + 1]
+            messages = [message for message in messages if message["_seq"] <= cut]
         new_sid = fake.new_id()
         row = new_session(fake, ws, new_sid, original["metadata"], None)
         row["configuration"] = original["configuration"]
+        if reproduce and not messages:  # returned before the commit
+            return respond(request, public(row), status=201, schema="Session")
+        members = [
+            m for w, name in named for m in session_members(fake.store, w, name, active=False)
+        ]
+        if reproduce and _clone_fails(fake, ws, messages, members):
+            raise UnhandledError("real-clone-cross-workspace")
         fake.store.put("sessions", (ws, new_sid), row)
         stamp = now(fake)
         for message in messages:
@@ -209,6 +228,7 @@ async def clone(request: Request) -> Response:
             copy = {
                 **message,
                 "id": mid,
+                "workspace_id": ws,
                 "session_id": new_sid,
                 "created_at": stamp,
                 "_seq": index.next_seq(),
@@ -216,13 +236,35 @@ async def clone(request: Request) -> Response:
             if fake.embeddings is not None:  # the server inserts clones without embeddings
                 fake.embeddings.without_embeddings((mid,))
             fake.store.put("messages", mid, copy)
-        for member in session_members(fake.store, ws, sid, active=False):
+        for member in members:
             fake.store.put(
                 "session_peers",
                 (ws, new_sid, member["peer_id"]),
                 {**member, "joined_at": stamp, "left_at": None},
             )
     return respond(request, public(row), status=201, schema="Session")
+
+
+def _sessions_named(fake: FakeHoncho, sid: str) -> list[tuple[str, str]]:
+    """Every workspace's session called ``sid`` (deleted ones whose rows wait included)."""
+    return [
+        (key[0], key[1])
+        for key, _ in fake.store.items("sessions")
+        if isinstance(key, tuple) and key[1] == sid
+    ]
+
+
+def _clone_fails(fake: FakeHoncho, ws: str, messages: list[Row], members: list[Row]) -> bool:
+    """Whether the server's inserts fail: two sessions' messages share a position in the
+    session, or a copied message's author or member is no peer of ``ws``, or one peer is
+    a member twice (measured on 3.0.12 and 3.1)."""
+    if len({message["workspace_id"] for message in messages}) > 1:
+        return True
+    peers = [m["peer_id"] for m in messages] + [m["peer_id"] for m in members]
+    if any(fake.store.get("peers", (ws, peer)) is None for peer in peers):
+        return True
+    joined = [member["peer_id"] for member in members]
+    return len(set(joined)) < len(joined)
 
 
 async def add_peers(request: Request) -> Response:
