@@ -445,22 +445,36 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "every create in it is a 409 for minutes"
         ),
         real=(
-            "3.1: after POST .../sessions/s1/messages with author 'new.peer' answers 422 in "
-            "a workspace it was about to create, the workspace is cached as existing but "
-            "never stored: it is not listed, and creating a session or peer in it answers "
-            "409 'Unable to create or get session: s2' until the cache entry expires (300 s)"
+            "3.1: after a write that creates its workspace first (messages, their upload, a "
+            "session with a peer map, POST .../sessions/{sid}/peers) is refused with a 422 for "
+            "a peer name (the pattern or the reserved scope. prefix) in a workspace it was "
+            "about to create, the workspace is cached as existing but never stored: it is not "
+            "listed, get-or-create answers the cached row (200), creating a session, peer or "
+            "scope in it answers 409 'Unable to create or get session: s2' (peers: ['p'], "
+            "scopes: ['scope.work']), a changing PUT of it, its DELETE, a webhook and a dream "
+            "500, workspace chat answers as for an empty workspace, until the cache entry "
+            "expires (CACHE_DEFAULT_TTL_SECONDS, 300 s)"
         ),
-        fake="nothing is created by the refused write; the next create answers 201",
-        reason="a refused request leaves no trace on the fake",
+        fake=(
+            "reproduced, for 300 s of the fake's clock; corrected: the refused write leaves "
+            "nothing, and the next create answers 201"
+        ),
+        reason=(
+            "the real answer is the default: it is why a workspace another request refused "
+            "answers workspace chat on a real server"
+        ),
         evidence=(
-            "measured on main ddbb90e + #931 (tests/fidelity/exchanges/3.1/peer_names_422.json); "
-            "src/crud/workspace.py get_or_create_workspace warms the workspace cache (TTL "
-            "300 s) for a row whose transaction the peer-name check then rolls back"
+            "measured on main ddbb90e + #931 and + #952 with the default cache TTL "
+            "(tests/fidelity/exchanges/3.1/peer_names_422.json; the shared servers here run "
+            "with CACHE_DEFAULT_TTL_SECONDS=1, where the entry is gone after a second); "
+            "src/crud/workspace.py get_or_create_workspace warms the workspace cache for a "
+            "row whose transaction the peer-name check then rolls back"
         ),
         probe=_probe_rejected_write_phantom,
         fake_result=201,
         real_result=409,
         since=Feature.PEER_NAME_422,
+        reproduced=True,
     ),
     Divergence(
         id="real-lone-surrogate-500",

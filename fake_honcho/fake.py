@@ -43,7 +43,7 @@ from fake_honcho.permissions import Rule
 from fake_honcho.persistence import StateFile
 from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings, Nearness
 from fake_honcho.server import serve_in_thread
-from fake_honcho.state import Store
+from fake_honcho.state import Row, Store
 from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
 from fake_honcho.versions import HonchoVersion, resolve_version
 
@@ -140,6 +140,8 @@ class FakeHoncho:
         self.clock = clock
         self.new_id = IdFactory(seed)
         self.store = Store()
+        #: 3.1's cached rows of workspaces never stored (``resources.cached_only``)
+        self.workspace_cache: dict[str, tuple[datetime, Row]] = {}
         self.requests = Journal(journal_limit)
         self.faults = Faults()
         if api_key is not None and jwt_secret is not None:
@@ -254,6 +256,7 @@ class FakeHoncho:
         with self.store.lock:
             self.deriver.reset()
             self.store.clear()
+            self.workspace_cache.clear()
             self.new_id = IdFactory(self.seed)
         self.requests.clear()
         self.faults.clear()

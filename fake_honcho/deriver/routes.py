@@ -60,6 +60,7 @@ from fake_honcho.resources import (
     RESOURCE_NAME_PATTERN,
     create_error,
     ensure_peers,
+    fail_if_cached_only,
     get_active_session,
     get_peer,
     unhandled_if_unnamable,
@@ -96,6 +97,7 @@ async def schedule_dream(request: Request) -> Response:
     fake = fake_of(request)
     observed = body.get("observed") or observer
     with fake.store.lock:
+        fail_if_cached_only(fake, request.path_params["workspace_id"])
         scopes.reject_scope_observed(
             fake,
             request.path_params["workspace_id"],

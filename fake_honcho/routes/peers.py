@@ -68,7 +68,7 @@ async def update(request: Request) -> Response:
 def _upsert(
     fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: Any
 ) -> tuple[dict[str, Any], bool]:
-    ensure_workspace(fake, ws)
+    ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {[pid]}"))
     row = fake.store.get("peers", (ws, pid))
     if row is None:
         row = new_peer(fake, ws, pid, metadata, configuration)

@@ -44,6 +44,7 @@ from fake_honcho.resources import (
     remove_members,
     session_not_found,
     session_peer_config,
+    unable_to_create_session,
 )
 from fake_honcho.routes._search import run_search
 from fake_honcho.state import Row
@@ -85,9 +86,10 @@ async def get_or_create(request: Request) -> Response:
         created = row is None
         if row is None:
             plan_members(fake, ws, sid, peers)
-            _check_peer_names(fake, ws, peers, 422)
+            _check_peer_names(fake, ws, peers, 422, creating_workspace=True)
             text = create_error([ws], WorkspaceCreate)  # the route catches its ValidationError
-            ensure_workspace(fake, ws, None if text is None else HonchoError(422, text))
+            refused = None if text is None else HonchoError(422, text)
+            ensure_workspace(fake, ws, refused, creating=unable_to_create_session(sid))
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
                 add_members(fake, ws, sid, peers)
@@ -107,13 +109,19 @@ async def get_or_create(request: Request) -> Response:
 
 
 def _check_peer_names(
-    fake: FakeHoncho, ws: str, peers: dict[str, Any], status: int, detail: str | None = None
+    fake: FakeHoncho,
+    ws: str,
+    peers: dict[str, Any],
+    status: int,
+    detail: str | None = None,
+    *,
+    creating_workspace: bool = False,
 ) -> None:
     """Honcho 3.0.12 builds ``PeerCreate(name=...)`` for every peer of a map, and each
     route answers the ValidationError its own way: ``detail``, or the error's text. From
     3.1 (``Feature.PEER_NAME_422``) every route answers 422 naming the bad new peers."""
     if fake.version.speaks(Feature.PEER_NAME_422):
-        check_new_peer_names(fake, ws, list(peers))
+        check_new_peer_names(fake, ws, list(peers), creating_workspace=creating_workspace)
         return
     text = create_error(peers)
     if text is not None:
@@ -282,7 +290,7 @@ async def add_peers(request: Request) -> Response:
             plan_members(fake, ws, sid, body)
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
-        _check_peer_names(fake, ws, body, 404, "Session not found")  # any ValueError
+        _check_peer_names(fake, ws, body, 404, "Session not found", creating_workspace=True)
         row, _ = ensure_session(fake, ws, sid, _cannot_create())
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")

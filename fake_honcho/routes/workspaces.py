@@ -10,11 +10,18 @@ from starlette.routing import Route
 
 from fake_honcho.auth import UNAUTHORIZED, claims_of
 from fake_honcho.endpoint import fake_of, public, read_body, respond
-from fake_honcho.errors import HonchoError
+from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.filters import WORKSPACE, compile_filter, dialect_for
 from fake_honcho.pagination import page_of, page_params
 from fake_honcho.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
-from fake_honcho.resources import clean_configuration, ensure_workspace, get_workspace
+from fake_honcho.resources import (
+    PHANTOM_WORKSPACE,
+    cached_only,
+    clean_configuration,
+    ensure_workspace,
+    fail_if_cached_only,
+    get_workspace,
+)
 from fake_honcho.routes._search import run_search
 from fake_honcho.state import Row
 from fake_honcho.versions import Feature
@@ -31,6 +38,9 @@ async def get_or_create(request: Request) -> Response:
         raise HonchoError(401, UNAUTHORIZED)
     metadata = body.get("metadata", {})
     with fake.store.lock:
+        cached = cached_only(fake, body["id"])
+        if cached is not None:  # 3.1's cache answers for a workspace never stored
+            return respond(request, public(cached), schema="Workspace")
         row, created = ensure_workspace(fake, body["id"])
         if created and (metadata or body.get("configuration")):
             row = {
@@ -61,13 +71,18 @@ async def update(request: Request) -> Response:
     body = await read_body(request, "WorkspaceUpdate")
     metadata = body.get("metadata")
     with fake.store.lock:
-        row, _ = ensure_workspace(fake, ws)
+        cached = cached_only(fake, ws)
+        row = cached if cached is not None else ensure_workspace(fake, ws)[0]
         changed: dict[str, Any] = {}
         if metadata is not None:
             changed["metadata"] = metadata
         if body.get("configuration") is not None:
             merged = {**row["configuration"], **clean_configuration(body["configuration"])}
             changed["configuration"] = merged
+        if changed and cached is not None:
+            if any(row[key] != value for key, value in changed.items()):
+                raise UnhandledError(PHANTOM_WORKSPACE)  # its UPDATE finds no row
+            changed = {}
         if changed:
             row = {**row, **changed}
             fake.store.put("workspaces", ws, row)
@@ -79,6 +94,7 @@ async def delete(request: Request) -> Response:
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     with fake.store.lock:
+        fail_if_cached_only(fake, ws)  # 3.1: the deletion it queues names no row
         get_workspace(fake, ws)
         if any(
             row["workspace_id"] == ws and row["is_active"] for row in fake.store.rows("sessions")

@@ -1,0 +1,85 @@
+"""Real-server bugs whose answer depends on state or time, reproduced by default and
+corrected with ``real_bugs="correct"`` (the register's reproduced ``real-bug`` entries;
+the recorded exchanges check each against the real answers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from fake_honcho import FakeHoncho
+
+W2 = "/v3/workspaces/w2"
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2025, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def _client(fake: FakeHoncho) -> httpx.Client:
+    return httpx.Client(transport=fake.transport(), base_url="http://fake")
+
+
+@pytest.fixture
+def reproducing(clock: Clock) -> Iterator[httpx.Client]:
+    with FakeHoncho(version="3.1", clock=clock) as fake, _client(fake) as client:
+        yield client
+
+
+def _refuse_a_new_peer(client: httpx.Client) -> None:
+    body = {"messages": [{"peer_id": "new.peer", "content": "hi"}]}
+    assert client.post(f"{W2}/sessions/s1/messages", json=body).status_code == 422
+
+
+def test_a_refused_write_leaves_its_workspace_cached_for_300_seconds(
+    reproducing: httpx.Client, clock: Clock
+) -> None:
+    """real-rejected-write-phantom-workspace, through the fake's clock."""
+    client = reproducing
+    _refuse_a_new_peer(client)
+    created = client.post(f"{W2}/sessions", json={"id": "s2"})
+    assert (created.status_code, created.json()) == (
+        409,
+        {"detail": "Unable to create or get session: s2"},
+    )
+    got = client.post("/v3/workspaces", json={"id": "w2"})
+    assert got.status_code == 200 and got.json()["metadata"] == {}
+    assert client.post("/v3/workspaces/list", json={}).json()["total"] == 0
+    clock.now += timedelta(seconds=299)
+    assert client.post(f"{W2}/peers", json={"id": "p"}).status_code == 409
+    clock.now += timedelta(seconds=1)
+    assert client.post(f"{W2}/sessions", json={"id": "s2"}).status_code == 201
+    assert client.post("/v3/workspaces/list", json={}).json()["total"] == 1
+
+
+def test_corrected_a_refused_write_leaves_nothing(clock: Clock) -> None:
+    with (
+        FakeHoncho(version="3.1", clock=clock, real_bugs="correct") as fake,
+        _client(fake) as client,
+    ):
+        _refuse_a_new_peer(client)
+        assert fake.store.get("workspaces", "w2") is None and not fake.workspace_cache
+        assert client.post(f"{W2}/sessions", json={"id": "s2"}).status_code == 201
+        assert client.post("/v3/workspaces", json={"id": "w3"}).status_code == 201
+
+
+def test_the_cache_is_3_1s(clock: Clock) -> None:
+    """3.0.12 answers the bad author with a 500 and caches nothing."""
+    with FakeHoncho(version="3.0.12", clock=clock) as fake, _client(fake) as client:
+        body = {"messages": [{"peer_id": "new.peer", "content": "hi"}]}
+        assert client.post(f"{W2}/sessions/s1/messages", json=body).status_code == 500
+        assert client.post(f"{W2}/sessions", json={"id": "s2"}).status_code == 201
