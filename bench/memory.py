@@ -66,9 +66,9 @@ def _journal_of_single_writes(contents: tuple[str, ...]) -> tuple[int, int]:
 
 def run(settings: Settings) -> list[Table]:
     # Late, as new_fake imports the fake.
-    from fake_honcho.message_index import MessageIndex
-    from fake_honcho.render_memo import render_memo
+    from fake_honcho.http.render_memo import render_memo
     from fake_honcho.search.index import SearchIndex
+    from fake_honcho.store.message_index import MessageIndex
 
     count = 5_000 if settings.quick else 100_000
     contents = conversation(count)

@@ -115,7 +115,7 @@ def _token_counting(op: Operation) -> Batch:
     Honcho answers each stored message with its ``token_count``, so the fake cannot
     defer it; this row shows how much of the batch that is.
     """
-    from fake_honcho.tokens import token_count  # late, as new_fake imports the fake
+    from fake_honcho.store.tokens import token_count  # late, as new_fake imports the fake
 
     def count() -> object:
         return [token_count(message["content"]) for message in op.body()["messages"]]
@@ -158,7 +158,7 @@ def _serves_scopes() -> bool:
 
 
 def _clients(stack: ExitStack) -> dict[str, BatchFactory]:
-    from fake_honcho.server import serve_in_thread  # late, as new_fake imports the fake
+    from fake_honcho.http.server import serve_in_thread  # late, as new_fake imports the fake
 
     loop = asyncio.new_event_loop()
     stack.callback(loop.close)
@@ -257,7 +257,7 @@ def _deriver_cost(settings: Settings, text: TextGenerator) -> Table:
 
 def _memo_effect(settings: Settings, text: TextGenerator) -> Table:
     """What the render memo saves on a page read again: informational."""
-    from fake_honcho.render_memo import render_memo  # late, as new_fake imports the fake
+    from fake_honcho.http.render_memo import render_memo  # late, as new_fake imports the fake
 
     page = next(op for op in operations(text) if op.name.startswith("page"))
     memo_off = new_fake()

@@ -23,6 +23,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
+UNRECORDED = "no snapshot recorded yet for this backend:"
+"""How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
+``contract_tests.snapshot``, so an xdist controller need not import syrupy to count)."""
+
 __all__ = [
     "NOT_JUDGED",
     "Clause",

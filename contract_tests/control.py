@@ -4,7 +4,7 @@
 load a seed state, read and clear the request journal, add and clear fault rules.
 :class:`InProcessControl` drives a :class:`~fake_honcho.FakeHoncho` directly;
 :class:`HttpControl` drives a served ``fake-honcho`` through its ``/_fake/...``
-routes. Both answer from the same functions (``fake_honcho.control``), so a test
+routes. Both answer from the same functions (``fake_honcho.harness.control``), so a test
 written against one runs unchanged against the other::
 
     def check(honcho: httpx.Client, control: FakeControl) -> None:
@@ -67,7 +67,7 @@ class JournalRecord:
     json: Any
     status: int | None
     fault: str | None
-    #: Fields the fake's Honcho version dropped (``body.scope``): see ``fake_honcho.ignored``.
+    #: Fields the fake's Honcho version dropped (``body.scope``): see ``fake_honcho.http.ignored``.
     ignored: tuple[str, ...] = ()
     #: The client's ``X-Honcho-Host`` header.
     honcho_host: str | None = None
@@ -110,7 +110,7 @@ class FakeControl(ABC):
 
     @abstractmethod
     def add_fault(self, spec: str) -> str:
-        """Install a fault rule (``fake_honcho.faults.parse_rule`` syntax); its id."""
+        """Install a fault rule (``fake_honcho.harness.faults.parse_rule`` syntax); its id."""
 
     @abstractmethod
     def clear_faults(self) -> int:
@@ -133,7 +133,7 @@ class InProcessControl(FakeControl):
     """Controls an in-process :class:`~fake_honcho.FakeHoncho` by calling it."""
 
     def __init__(self, fake: FakeHoncho) -> None:
-        from fake_honcho import control
+        from fake_honcho.harness import control
 
         self.fake = fake
         self._control = control
@@ -154,7 +154,7 @@ class InProcessControl(FakeControl):
         return self._control.export_state(self.fake)
 
     def load_state(self, state: bytes) -> int:
-        from fake_honcho.persistence import StateFileError
+        from fake_honcho.harness.persistence import StateFileError
 
         try:
             return int(self._control.load_state(self.fake, state)["rows"])

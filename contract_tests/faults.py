@@ -8,7 +8,7 @@
     def test_slow_reads(honcho_target, honcho_faults):
         honcho_faults.add("GET ** latency=200ms")
 
-A marker takes rules in ``fake_honcho.faults.parse_rule``'s mini-syntax, ``FaultRule``
+A marker takes rules in ``fake_honcho.harness.faults.parse_rule``'s mini-syntax, ``FaultRule``
 objects, or one rule's fields as keywords (``route="/v3/**", status=429``); a test
 with the marker gets the fixture without asking for it. Rules are tried closest
 marker first and removed after the test. Against a real server (``--honcho-url``)
@@ -22,18 +22,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-# fake_honcho.faults (starlette) is imported when a test uses faults: this plugin
+# fake_honcho.harness.faults (starlette) is imported when a test uses faults: this plugin
 # loads in every pytest run of a host project.
 if TYPE_CHECKING:
     from contract_tests.target import HonchoTarget
-    from fake_honcho.faults import FaultRule, Faults
+    from fake_honcho.harness.faults import FaultRule, Faults
 
 __all__ = ["honcho_faults"]
 
 MARKER = "honcho_fault"
 MARKER_HELP = (
-    "honcho_fault(*rules, **fields): inject these fake_honcho.faults rules into the in-process "
-    "fake for this test (e.g. 'POST /v3/** status=503 times=2'); skipped against a real server."
+    "honcho_fault(*rules, **fields): inject these fake_honcho.harness.faults rules into the "
+    "in-process fake for this test (e.g. 'POST /v3/** status=503 times=2'); skipped against a real "
+    "server."
 )
 
 
@@ -52,7 +53,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _marker_rules(mark: pytest.Mark) -> list[FaultRule]:
-    from fake_honcho.faults import FaultRule, parse_rule
+    from fake_honcho.harness.faults import FaultRule, parse_rule
 
     rules: list[FaultRule] = []
     for arg in mark.args:

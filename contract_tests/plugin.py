@@ -79,9 +79,6 @@ BROADENED = "scoped read silently broadened:"
 """How the xfail reason of a scoped read the target answered unscoped starts; the summary
 collects them."""
 
-UNRECORDED = "no snapshot recorded yet for this backend:"
-"""How a skip for a consumer's missing snapshot starts; the summary counts them (here, not in
-``contract_tests.snapshot``, so an xdist controller need not import syrupy to count)."""
 
 MARKERS = (
     "honcho_fake_only(reason): the test needs the in-process fake's controls "
@@ -212,13 +209,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if remote and _served(item.config) is None:  # a real server
         if item.get_closest_marker("honcho_llm") and not item.config.getoption("honcho_llm"):
             pytest.skip("needs an LLM-backed deriver; pass --honcho-llm to run it on a real server")
-        from fake_honcho.divergences import affecting  # only against a real server
+        from fake_honcho.harness.divergences import affecting  # only against a real server
 
         declared = affecting(_contract_names(item), served(item.config).features)
         if declared:
             pytest.skip(declared[0].skip_reason)
     if not remote:  # the in-process fake reproduces the real server's deterministic bugs
-        from fake_honcho.divergences import affecting
+        from fake_honcho.harness.divergences import affecting
 
         features = served(item.config).features
         reproduced = [e for e in affecting(_contract_names(item), features) if e.reproduced]
@@ -540,6 +537,8 @@ def _write_conformance(config: pytest.Config) -> None:
 
 def _unrecorded(terminalreporter: Any) -> list[str]:
     """Node ids skipped because their snapshot is not recorded yet (xdist: on the controller)."""
+    from contract_tests.conformance import UNRECORDED
+
     return [
         report.nodeid
         for report in terminalreporter.stats.get("skipped", [])

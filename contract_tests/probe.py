@@ -7,27 +7,15 @@ single usage error naming the option to pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from contract_tests.target import HonchoTarget
+from contract_tests.target import HonchoTarget, ServedFake
 
 __all__ = ["ServedFake", "probe_problem", "served_fake", "url_problem"]
 
 ABOUT_PATH = "/_fake/about"
-
-
-@dataclass(frozen=True)
-class ServedFake:
-    """What a served ``fake-honcho`` says it is (``GET /_fake/about``)."""
-
-    version: str
-    honcho_version: str
-
-    def __str__(self) -> str:
-        return f"fake-honcho {self.version} speaking Honcho {self.honcho_version}"
 
 
 def served_fake(target: HonchoTarget, *, timeout: float = 10.0) -> ServedFake | None:

@@ -7,7 +7,7 @@ derived data carry the ``honcho_llm`` marker: a real Honcho derives nothing
 without an LLM, so they skip there unless ``--honcho-llm`` says it has one.
 
 On a real server the wait reads ``GET /v3/workspaces/{ws}/queue/status``, which
-has two traps (see ``fake_honcho.divergences``): right after a write it may still
+has two traps (see ``fake_honcho.harness.divergences``): right after a write it may still
 count nothing, because the server enqueues after answering
 (``queue-status-enqueue-lag``), so "idle" must hold for a quiet period before it is
 believed; and a server whose deriver batches (``DERIVER_FLUSH_ENABLED`` off, the

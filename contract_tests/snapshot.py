@@ -15,7 +15,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from contract_tests.plugin import UNRECORDED
+from contract_tests.conformance import UNRECORDED
 from fake_honcho.drift.normalise import Normaliser, normalise
 
 __all__ = ["HonchoJSONExtension", "HonchoSnapshot", "Normaliser", "normalise"]

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import SecretStr
 
 if TYPE_CHECKING:
-    from contract_tests.probe import ServedFake
     from fake_honcho import FakeHoncho
 
-__all__ = ["HonchoTarget"]
+__all__ = ["HonchoTarget", "ServedFake"]
 
 TransportWrapper = Callable[[httpx.BaseTransport], httpx.BaseTransport]
+
+
+@dataclass(frozen=True)
+class ServedFake:
+    """What a served ``fake-honcho`` says it is (``GET /_fake/about``)."""
+
+    version: str
+    honcho_version: str
+
+    def __str__(self) -> str:
+        return f"fake-honcho {self.version} speaking Honcho {self.honcho_version}"
 
 
 class HonchoTarget:

@@ -18,26 +18,30 @@ parser, ``prog="fake-honcho NAME"``) and register it in :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
 import os
-import signal
-import socket
 import sys
 import warnings
 from collections.abc import Callable, Sequence
 
-import uvicorn
-
 from fake_honcho._version import version_line
-from fake_honcho.fake import REAL_BUGS, FakeHoncho
-from fake_honcho.faults import FaultRule, parse_rule
-from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS
-from fake_honcho.ignored import MODES as IGNORED_MODES
-from fake_honcho.ignored import IgnoredFieldWarning
-from fake_honcho.persistence import StateFileError
+from fake_honcho.errors import REAL_BUGS
+from fake_honcho.fake import FakeHoncho
+from fake_honcho.harness.faults import FaultRule, parse_rule
+from fake_honcho.harness.persistence import StateFileError
+from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS
+from fake_honcho.http.ignored import MODES as IGNORED_MODES
+from fake_honcho.http.ignored import IgnoredFieldWarning
+from fake_honcho.http.server import (
+    LOG_LEVELS,
+    SHUTDOWN_GRACE_SECONDS,
+    bind,
+    listen_problem,
+    make_server,
+    run_until_signalled,
+    url_of,
+)
 from fake_honcho.search.semantic import EMBEDDING_MODES
-from fake_honcho.server import SHUTDOWN_GRACE_SECONDS, bind, make_server, url_of
 from fake_honcho.versions import (
     DEFAULT_VERSION,
     VERSIONS,
@@ -50,7 +54,6 @@ __all__ = ["COMMANDS", "build_parser", "create_fake", "main", "serve"]
 PROG = "fake-honcho"
 API_KEY_ENV = "FAKE_HONCHO_API_KEY"
 JWT_SECRET_ENV = "FAKE_HONCHO_JWT_SECRET"
-LOG_LEVELS = {"critical": 50, "error": 40, "warning": 30, "info": 20, "debug": 10, "trace": 5}
 DERIVER_MODES = ("background", "immediate", "manual", "gated")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
 MAX_PORT = 65535
@@ -158,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_fault_rule,
         metavar="RULE",
         help="inject a fault, e.g. 'POST /v3/workspaces/*/sessions/*/messages status=503 "
-        "times=2' (repeatable; syntax: fake_honcho.faults.parse_rule; manage live rules "
+        "times=2' (repeatable; syntax: fake_honcho.harness.faults.parse_rule; manage live rules "
         "at /_fake/faults)",
     )
     return parser
@@ -305,16 +308,6 @@ def introduce(url: str, version: str) -> None:
     )
 
 
-def listen_problem(host: str, port: int, problem: OSError) -> str:
-    """Why the socket could not be bound, with the way out when the port is taken."""
-    if problem.errno == errno.EADDRINUSE:
-        return (
-            f"cannot listen on {host}:{port}: the port is in use; "
-            "pick another with --port N, or --port 0 for a free one"
-        )
-    return f"cannot listen on {host}:{port}: {problem.strerror or problem}"
-
-
 def compare(argv: Sequence[str]) -> int:
     """``fake-honcho compare --against URL``: the drift report (``fake_honcho.drift.cli``)."""
     from fake_honcho.drift.cli import main as run
@@ -331,28 +324,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in COMMANDS:
         return COMMANDS[args[0]](args[1:])
     return serve(args)
-
-
-def run_until_signalled(
-    server: uvicorn.Server, sock: socket.socket, announce: Callable[[], None]
-) -> None:
-    """Serve until SIGINT or SIGTERM, then return normally so the caller can clean up.
-
-    uvicorn re-raises the signal that stopped it once it has shut down, which would
-    kill the process before the state file is compacted; handlers installed here are
-    the ones it restores and re-raises into. They ask the server to stop, so a signal
-    that comes between ``announce()`` (which prints the URL a script waits for) and
-    uvicorn installing its own handlers stops the server too, instead of being lost.
-    """
-
-    def stop(signum: int, frame: object) -> None:
-        server.should_exit = True
-
-    signals = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, stop) for sig in signals}
-    try:
-        announce()
-        server.run(sockets=[sock])
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

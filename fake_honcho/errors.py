@@ -3,34 +3,28 @@
 Honcho (FastAPI + pydantic) answers every error as ``{"detail": ...}``: a string for
 application errors, a list of ``{type, loc, msg, input, ctx?}`` items for request
 validation. Route code raises :class:`HonchoError` (or :class:`RequestValidationError`)
-and the handlers here render it. A 500 comes only from :class:`UnhandledError`: a request
-the real server of the fake's version fails on, answered as it does (a declared
+and ``fake_honcho.http.handlers`` renders it. A 500 comes only from :class:`UnhandledError`:
+a request the real server of the fake's version fails on, answered as it does (a declared
 ``real-bug`` entry of the register, reproduced unless ``FakeHoncho(real_bugs="correct")``).
+This module is the base layer: exception types only, importing nothing of the fake.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import math
-from typing import TYPE_CHECKING, Any
-
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.types import Receive, Scope, Send
-
-from fake_honcho.faults import DROP_EXTENSION, UNEXPECTED_ERROR
-from fake_honcho.http_rules import UNHANDLED_SCOPE_KEY
-from fake_honcho.wire import JSONBody
-
-if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
-
-logger = logging.getLogger("fake_honcho")
+from typing import Any, Literal, Protocol
 
 Loc = tuple[str | int, ...]
 ValidationItem = dict[str, Any]
+RealBugs = Literal["reproduce", "correct"]
+REAL_BUGS: tuple[RealBugs, ...] = ("reproduce", "correct")
+
+
+class BugPolicy(Protocol):
+    """What :func:`real_bug` reads of the fake: ``FakeHoncho(real_bugs=...)``."""
+
+    @property
+    def real_bugs(self) -> RealBugs: ...
 
 
 class HonchoError(Exception):
@@ -48,7 +42,7 @@ class HonchoError(Exception):
 class UnhandledError(Exception):
     """The real server fails here with an unhandled error: its 500, deliberately.
 
-    ``bug`` names the register entry (:mod:`fake_honcho.divergences`) that declares it.
+    ``bug`` names the register entry (:mod:`fake_honcho.harness.divergences`) that declares it.
     """
 
     def __init__(self, bug: str) -> None:
@@ -56,26 +50,10 @@ class UnhandledError(Exception):
         self.bug = bug
 
 
-def real_bug(fake: FakeHoncho, bug: str, corrected: Exception) -> Exception:
+def real_bug(fake: BugPolicy, bug: str, corrected: Exception) -> Exception:
     """What to raise where the real server fails unhandled (register entry ``bug``): its
     500, or ``corrected`` with ``FakeHoncho(real_bugs="correct")``."""
     return UnhandledError(bug) if fake.real_bugs == "reproduce" else corrected
-
-
-class UnhandledResponse(JSONResponse):
-    """Honcho's 500 for an unhandled error. The real server's error middleware sends it
-    from outside the CORS middleware and then re-raises, so uvicorn closes the
-    connection: served, the fake closes it too (``fake_honcho.faults.DROP_EXTENSION``)."""
-
-    def __init__(self) -> None:
-        super().__init__({"detail": UNEXPECTED_ERROR}, status_code=500)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        scope[UNHANDLED_SCOPE_KEY] = True
-        await super().__call__(scope, receive, send)
-        close = scope.get("extensions", {}).get(DROP_EXTENSION)
-        if close is not None:
-            await close()
 
 
 class RequestValidationError(HonchoError):
@@ -130,74 +108,3 @@ def value_error(loc: Loc, message: str, input_: Any) -> RequestValidationError:
 
 def not_found(detail: str) -> HonchoError:
     return HonchoError(404, detail)
-
-
-async def _honcho_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HonchoError)
-    if _unencodable(exc.detail):
-        # FastAPI's JSONResponse refuses NaN and infinities (allow_nan=False), and UTF-8 a
-        # lone surrogate: a 422 echoing one becomes the global handler's 500 (divergences
-        # real-nan-echo-500, real-lone-surrogate-500). Corrected: NaN as its name, and
-        # JSONBody's ASCII escapes for the surrogate.
-        if request.app.fake.real_bugs == "reproduce":
-            return UnhandledResponse()
-        return JSONBody({"detail": _finite(exc.detail)}, status_code=exc.status)
-    return JSONBody({"detail": exc.detail}, status_code=exc.status)
-
-
-def _unencodable(value: Any) -> bool:
-    """Whether ``value`` holds what FastAPI's JSON response cannot send."""
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, str):
-        return not value.isascii() and not _utf8(value)
-    if isinstance(value, dict):
-        return any(_unencodable(k) or _unencodable(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_unencodable(item) for item in value)
-    return False
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with each NaN or infinity as its name (``"NaN"``, ``"Infinity"``)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return json.dumps(value)
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
-
-
-async def _unhandled(request: Request, exc: Exception) -> Response:
-    return UnhandledResponse()
-
-
-async def _http_exception(request: Request, exc: Exception) -> Response:
-    """Routing errors (404 unknown path, 405 wrong method) as FastAPI renders them."""
-    assert isinstance(exc, HTTPException)
-    if exc.status_code in (204, 304):
-        return Response(status_code=exc.status_code, headers=exc.headers)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-
-
-async def _unexpected(request: Request, exc: Exception) -> Response:
-    """Honcho's catch-all; the traceback is logged, never sent."""
-    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse({"detail": UNEXPECTED_ERROR}, status_code=500)
-
-
-exception_handlers = {
-    UnhandledError: _unhandled,
-    HonchoError: _honcho_error,
-    HTTPException: _http_exception,
-    Exception: _unexpected,
-}

@@ -23,37 +23,35 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
-from fake_honcho import tokens
-from fake_honcho.auth import AuthMiddleware, JwtKeyring, Keyring, OpaqueKeyring, iso_utc
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
-from fake_honcho.embedding import ENCODING as EMBEDDING_ENCODING
-from fake_honcho.embedding import Embedder, VectorFunction
-from fake_honcho.embedding import resolve as resolve_embedder
-from fake_honcho.faults import FaultMiddleware, Faults, with_connection_drop
-from fake_honcho.http_rules import DEFAULT_CORS_ORIGINS, CORSMiddleware
-from fake_honcho.ids import IdFactory, utc_now
-from fake_honcho.ignored import MODES, IgnoredFieldsMode
-from fake_honcho.journal import Journal, JournalMiddleware
-from fake_honcho.permissions import Rule
-from fake_honcho.persistence import StateFile
+from fake_honcho.errors import REAL_BUGS, RealBugs
+from fake_honcho.harness.faults import FaultMiddleware, Faults, with_connection_drop
+from fake_honcho.harness.journal import Journal, JournalMiddleware
+from fake_honcho.harness.persistence import StateFile
+from fake_honcho.http.app import HonchoApp, build_app
+from fake_honcho.http.auth import AuthMiddleware
+from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS, CORSMiddleware
+from fake_honcho.http.ignored import MODES, IgnoredFieldsMode
+from fake_honcho.http.keyring import JwtKeyring, Keyring, OpaqueKeyring, iso_utc
+from fake_honcho.http.permissions import Rule
+from fake_honcho.http.schemas import schemas_for
+from fake_honcho.http.server import serve_in_thread
+from fake_honcho.http.transport import AsyncASGITransport, SyncASGITransport
+from fake_honcho.routes import collect_routes
+from fake_honcho.search.embedding import ENCODING as EMBEDDING_ENCODING
+from fake_honcho.search.embedding import Embedder, VectorFunction
+from fake_honcho.search.embedding import resolve as resolve_embedder
 from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings, Nearness
-from fake_honcho.server import serve_in_thread
-from fake_honcho.state import Row, Store
-from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
+from fake_honcho.store import tokens
+from fake_honcho.store.ids import IdFactory, utc_now
+from fake_honcho.store.state import Row, Store
 from fake_honcho.versions import HonchoVersion, resolve_version
 
-if TYPE_CHECKING:
-    from fake_honcho.app import HonchoApp
-
 __all__ = ["REAL_BUGS", "FakeHoncho", "RealBugs"]
-
-RealBugs = Literal["reproduce", "correct"]
-REAL_BUGS: tuple[RealBugs, ...] = ("reproduce", "correct")
 
 
 class FakeHoncho:
@@ -68,7 +66,7 @@ class FakeHoncho:
     JWT). ``api_key`` turns on the simple mode instead: that one opaque string is the
     admin key, and minted keys are opaque (their scopes are enforced the same way).
     ``rule_overrides`` replaces routes' permission rules (``{"GET /v3/...": Rule}``,
-    ``fake_honcho.permissions``): a mutant for testing a security test suite.
+    ``fake_honcho.http.permissions``): a mutant for testing a security test suite.
     ``deriver`` is ``"immediate"``, ``"manual"``, ``"background"`` or
     ``"gated"`` (as a real server: see ``fake_honcho.deriver``); ``deriver_gate`` holds
     representation work as the real server's batching settings do (``gated`` reads them
@@ -76,20 +74,20 @@ class FakeHoncho:
     ``strict`` validates every response against ``schemas/``; ``validate=False``
     skips request validation (benchmarks only); ``seed`` makes generated ids
     reproducible; ``clock`` supplies timestamps. ``state_file`` keeps the state in
-    an append-only file across restarts (see ``fake_honcho.persistence``);
+    an append-only file across restarts (see ``fake_honcho.harness.persistence``);
     ``journal_limit`` keeps only that many recent requests in ``fake.requests``.
     ``ignored_fields`` says what a request field this version silently drops (one a
     later version reads, such as ``scope`` before 3.1) gets: ``"warn"`` (once per route
     and field), ``"error"`` (a 422) or ``"allow"``; each is journaled either way
-    (``fake_honcho.ignored``).
+    (``fake_honcho.http.ignored``).
     ``cors_origins`` are the browser origins allowed (Honcho's ``CORS_ORIGINS``; default
-    its default, :data:`fake_honcho.http_rules.DEFAULT_CORS_ORIGINS`; ``["*"]`` for any).
+    its default, :data:`fake_honcho.http.http_rules.DEFAULT_CORS_ORIGINS`; ``["*"]`` for any).
     ``real_bugs`` says what a request the real server of this version answers with an
     unhandled 500 gets (the register's reproduced ``real-bug`` entries): ``"reproduce"``
     that 500, as the real server sends it, or ``"correct"`` the 4xx a fixed server sends.
     ``embed_messages`` is Honcho's ``EMBED_MESSAGES`` (on by default, as there): message
     search is then hybrid, full text fused with the messages nearest by ``embedder``
-    (default: :class:`fake_honcho.embedding.HashedEmbedder`, the stand-in LLM's too; or
+    (default: :class:`fake_honcho.search.embedding.HashedEmbedder`, the stand-in LLM's too; or
     a function from a text to its vector); ``embedding_mode`` ``"held"`` keeps new
     messages out of the semantic leg until ``fake.embeddings.release()``
     (``fake_honcho.search.semantic``).
@@ -117,9 +115,6 @@ class FakeHoncho:
         embedder: Embedder | VectorFunction | str | None = None,
         embedding_mode: EmbeddingMode = "immediate",
     ) -> None:
-        from fake_honcho.app import build_app
-        from fake_honcho.schemas import schemas_for
-
         self.version = resolve_version(version)
         if ignored_fields not in MODES:
             raise ValueError(f"ignored_fields must be one of {', '.join(MODES)}")
@@ -162,7 +157,7 @@ class FakeHoncho:
         self.embeddings: MessageEmbeddings | None = (
             MessageEmbeddings(self.store, self.embedder, embedding_mode) if embed_messages else None
         )
-        core = build_app(self)
+        core = build_app(self, collect_routes(self.version))
         self.core_app: Starlette = core
         tokens.load()
         if embed_messages:

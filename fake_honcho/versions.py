@@ -7,7 +7,7 @@ replaces or adds components from version ``<name>`` on). What a feature *does* i
 declared where it lives:
 
 - a route that exists only from some version on is ``versioned(Feature.X, Route(...))``
-  in its route module, and :func:`fake_honcho.app.collect_routes` keeps it only for
+  in its route module, and :func:`fake_honcho.http.app.collect_routes` keeps it only for
   versions that speak ``X`` (so an older version answers 404, or 405 beside a route of
   another method, as the real older server does);
 - a behaviour inside a handler asks ``fake.version.speaks(Feature.X)``, never for a

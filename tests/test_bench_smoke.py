@@ -158,7 +158,7 @@ def test_every_fake_client_is_measured_against_a_floor_that_is_timed() -> None:
 
 
 def test_the_served_floor_answers_empty_json() -> None:
-    from fake_honcho.server import serve_in_thread
+    from fake_honcho.http.server import serve_in_thread
 
     with serve_in_thread(_plain_app) as url:
         response = httpx.post(url + "/anything", json={"big": "x" * 100_000})

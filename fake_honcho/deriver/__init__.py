@@ -33,15 +33,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
-from fake_honcho import scopes
 from fake_honcho.deriver import gate as gate_module
 from fake_honcho.deriver import queue, scope_jobs
 from fake_honcho.deriver.conclusions import Conclusions
 from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker
-from fake_honcho.ids import utc_now
 from fake_honcho.search.semantic import Nearness
-from fake_honcho.state import Row, Store
+from fake_honcho.store import scopes
+from fake_honcho.store.ids import utc_now
+from fake_honcho.store.state import Row, Store
 
 DeriverMode = Literal["immediate", "manual", "background", "gated"]
 MODES: tuple[DeriverMode, ...] = ("immediate", "manual", "background", "gated")

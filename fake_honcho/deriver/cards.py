@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from fake_honcho.deriver.extract import fact_of
-from fake_honcho.state import Store
+from fake_honcho.store.state import Store
 
 COLLECTION = "peer_cards"
 MAX_ENTRIES = 40

@@ -21,7 +21,7 @@ from typing import Any
 from fake_honcho.deriver.conclusions import recency_key
 from fake_honcho.deriver.representation import lexical_score
 from fake_honcho.search import terms
-from fake_honcho.state import Row
+from fake_honcho.store.state import Row
 
 CONCLUSIONS_PER_LEVEL = {"minimal": 1, "low": 3, "medium": 5, "high": 8, "max": 12}
 #: How many conclusions Honcho's dialectic prefetches for its LLM.

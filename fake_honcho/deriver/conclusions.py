@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.state import Key, Row, Store
 
 COLLECTION = "conclusions"
 PUBLIC_FIELDS = ("id", "content", "observer_id", "observed_id", "session_id", "level", "created_at")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from fake_honcho.state import Row, Store
+from fake_honcho.store.state import Row, Store
 
 SHORT_SUMMARY_EVERY = 20
 LONG_SUMMARY_EVERY = 60

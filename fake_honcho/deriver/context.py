@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fake_honcho.deriver import summaries
-from fake_honcho.state import Row, Store
-from fake_honcho.tokens import token_count
+from fake_honcho.store.state import Row, Store
+from fake_honcho.store.tokens import token_count
 
 MAX_TOKENS = 100_000
 SUMMARY_SHARE = 0.4

@@ -30,8 +30,8 @@ from datetime import datetime
 
 from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.queue import Columns, Tally, status_tallies
-from fake_honcho.ids import isoformat
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.ids import isoformat
+from fake_honcho.store.state import Key, Row, Store
 
 COLLECTION = "queue_held"
 

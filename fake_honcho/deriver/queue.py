@@ -35,9 +35,9 @@ from datetime import datetime
 from typing import Any
 
 from fake_honcho.deriver.config import observe_me, resolve
-from fake_honcho.grouping import session_members
-from fake_honcho.ids import isoformat
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.grouping import session_members
+from fake_honcho.store.ids import isoformat
+from fake_honcho.store.state import Key, Row, Store
 
 COLLECTION = "queue"
 COUNTER_COLLECTION = "queue_counter"

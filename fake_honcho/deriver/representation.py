@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from fake_honcho.deriver.conclusions import recency_key
 from fake_honcho.search import terms
 from fake_honcho.search.semantic import Nearness
-from fake_honcho.state import Row
+from fake_honcho.store.state import Row
 
 DEFAULT_MAX_CONCLUSIONS = 100
 

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from fake_honcho import scopes
 from fake_honcho.deriver.conclusions import Conclusions, NewConclusion
 from fake_honcho.deriver.work import derived_id
-from fake_honcho.ids import isoformat
-from fake_honcho.state import Row, Store
+from fake_honcho.store import scopes
+from fake_honcho.store.ids import isoformat
+from fake_honcho.store.state import Row, Store
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from fake_honcho.state import Row, Store
-from fake_honcho.tokens import token_count
+from fake_honcho.store.state import Row, Store
+from fake_honcho.store.tokens import token_count
 
 COLLECTION = "summaries"
 SHORT_WORDS = 12

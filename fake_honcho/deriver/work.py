@@ -10,10 +10,10 @@ from fake_honcho.deriver import cards, summaries
 from fake_honcho.deriver.conclusions import Conclusions, NewConclusion, recency_key
 from fake_honcho.deriver.config import resolve
 from fake_honcho.deriver.extract import extract_facts
-from fake_honcho.ids import NANOID_ALPHABET, NANOID_SIZE, isoformat
-from fake_honcho.message_index import message_index
 from fake_honcho.search.semantic import Nearness, token_ids
-from fake_honcho.state import Row, Store
+from fake_honcho.store.ids import NANOID_ALPHABET, NANOID_SIZE, isoformat
+from fake_honcho.store.message_index import message_index
+from fake_honcho.store.state import Row, Store
 
 #: The most conclusions a dream reads (Honcho's ``get_recent_observations`` cap).
 RECENT_CONCLUSIONS = 100

@@ -15,10 +15,10 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from fake_honcho.deriver import chat
-from fake_honcho.grouping import WORKSPACE_PEERS, grouped
-from fake_honcho.message_index import message_index
-from fake_honcho.resources import is_scope
-from fake_honcho.state import Row, Store
+from fake_honcho.store.grouping import WORKSPACE_PEERS, grouped
+from fake_honcho.store.message_index import message_index
+from fake_honcho.store.resources import is_scope
+from fake_honcho.store.state import Row, Store
 
 ACTIVE_PEERS = 5
 """How many active peers the workspace agent is shown."""

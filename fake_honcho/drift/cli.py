@@ -6,7 +6,7 @@ deleted afterwards, and against a fresh in-process fake speaking ``--honcho-vers
 (by default the version the server is probed to serve, ``fake_honcho.drift.probe``,
 never its ``/openapi.json`` number); each exchange whose normalised answers differ is
 printed with its request and both answers. Differences the fake declares on purpose
-(``fake_honcho.divergences``) are listed as declared and do not fail the run.
+(``fake_honcho.harness.divergences``) are listed as declared and do not fail the run.
 Exit status: 0 when nothing undeclared differs, 1 when something does, 2 when
 the server cannot be reached. The api key is sent, never printed.
 """

@@ -63,7 +63,7 @@ class Step:
     ``save`` maps a name to a dotted path into the JSON answer (``"0.id"``,
     ``"items.1.id"``) for later steps to use as ``{name}``; ``unordered`` compares
     a list answer (or a page's ``items``) as a multiset, for lists the server does
-    not order; ``divergence`` names the register entry (``fake_honcho.divergences``)
+    not order; ``divergence`` names the register entry (``fake_honcho.harness.divergences``)
     that declares why the fake answers differently here.
     """
 

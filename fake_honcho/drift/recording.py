@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from fake_honcho.divergences import divergence
 from fake_honcho.drift.exchange import Result, Script, Step, run_script, workspace_names
+from fake_honcho.harness.divergences import divergence
 from fake_honcho.versions import HonchoVersion, resolve_version
 
 __all__ = [
@@ -118,7 +118,7 @@ class Difference:
         request = json.dumps(self.step.describe(), ensure_ascii=False)
         lines = [f"[{self.index}] {request}" + (f"  # {self.step.note}" if self.step.note else "")]
         if self.declared:
-            lines.append(f"    declared: fake_honcho.divergences {self.declared!r}")
+            lines.append(f"    declared: fake_honcho.harness.divergences {self.declared!r}")
         for label, result in ((expected_label, self.expected), (actual_label, self.actual)):
             body = json.dumps(result.as_json(), ensure_ascii=False, sort_keys=True)
             lines.append(f"    {label}: {body}")
@@ -193,7 +193,7 @@ def run_on_fake(
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
     match its schemas; its deriver the script's), embedding messages or not; ``auth``:
     with auth on, sending its admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
-    from fake_honcho import FakeHoncho
+    from fake_honcho.fake import FakeHoncho
 
     with (
         # scripts send fields an older version drops on purpose: its answer is the point

@@ -3,7 +3,7 @@
 Paths and methods are the routes the fake serves (those it marks
 ``include_in_schema=False`` and its own ``/_fake/`` control routes left out, as a real
 server leaves out ``/metrics`` and its docs pages); each operation's parameters and
-bodies come from :mod:`fake_honcho.openapi.operations`, and every schema from the
+bodies come from :mod:`fake_honcho.http.operations`, and every schema from the
 fake's ``schemas/`` files, rewritten as components. Nothing is copied from a real
 server's document: the tests compare the two.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Route
 
-from fake_honcho.openapi.operations import FORM, JSON, Answer, Body, Operation, operation_for
-from fake_honcho.schemas import BASE_URI, SchemaSet
+from fake_honcho.http.operations import FORM, JSON, Answer, Body, Operation, operation_for
+from fake_honcho.http.schemas import BASE_URI, SchemaSet
 from fake_honcho.versions import HonchoVersion
 
 __all__ = ["build_document", "documented_routes"]

@@ -8,21 +8,21 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fake_honcho import scopes
-from fake_honcho.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import MESSAGE, Predicate, compile_filter, dialect_for
-from fake_honcho.grouping import PEER_SESSIONS, grouped
-from fake_honcho.render_memo import render_memo
+from fake_honcho.http.endpoint import fake_of, read_body, respond, strip_nul
+from fake_honcho.http.render_memo import render_memo
+from fake_honcho.http.wire import PublicRows
 from fake_honcho.search import search_index, sortable_timestamp
 from fake_honcho.search.semantic import query_refusal, reciprocal_rank_fusion
-from fake_honcho.state import Row
-from fake_honcho.wire import PublicRows
+from fake_honcho.store import scopes
+from fake_honcho.store.filters import MESSAGE, Predicate, compile_filter, dialect_for
+from fake_honcho.store.grouping import PEER_SESSIONS, grouped
+from fake_honcho.store.state import Row
 
 RowTest = Callable[[Row], bool]
 
 if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
+    from fake_honcho.http.protocol import Server
 
 
 async def run_search(
@@ -93,7 +93,7 @@ def _both(where: RowTest | None, visible: RowTest | None) -> RowTest | None:
 
 
 def _tests(
-    fake: FakeHoncho, ws: str, scope: dict[str, str], given: dict[str, Any]
+    fake: Server, ws: str, scope: dict[str, str], given: dict[str, Any]
 ) -> tuple[RowTest | None, RowTest | None]:
     """The tests the body's ``filters`` put on each hit: the filters proper, and
     ``peer_perspective``'s (the index applies the route's own scope; ``scope`` keys
@@ -115,7 +115,7 @@ def _known_true(predicate: Predicate) -> RowTest:
     return lambda row: predicate(row) is True
 
 
-def _with_perspective(fake: FakeHoncho, ws: str, peer: str) -> RowTest:
+def _with_perspective(fake: Server, ws: str, peer: str) -> RowTest:
     """``peer_perspective``: messages of sessions the peer was in, while it was in them."""
     windows = {
         sid: (row["joined_at"], row["left_at"])

@@ -1,4 +1,4 @@
-"""``/_fake/...``: the served fake's control routes (see ``fake_honcho.control``).
+"""``/_fake/...``: the served fake's control routes (see ``fake_honcho.harness.control``).
 
 Beside ``/_fake/faults``, behind auth like every route but ``/health``, never faulted:
 
@@ -28,10 +28,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from fake_honcho import control
-from fake_honcho.endpoint import fake_of
-from fake_honcho.permissions import ADMIN_ONLY, guarded
-from fake_honcho.persistence import StateFileError
+from fake_honcho.harness import control
+from fake_honcho.harness.persistence import StateFileError
+from fake_honcho.http.permissions import ADMIN_ONLY, guarded
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
 
@@ -73,13 +72,13 @@ def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
 
 
 async def get_deriver(request: Request) -> Response:
-    return JSONResponse(control.deriver_status(fake_of(request)))
+    return JSONResponse(control.deriver_status(control.harness_of(request)))
 
 
 async def step_deriver(request: Request) -> Response:
     try:
         count = int(await _option(request, "count", 1, integer=True))
-        return JSONResponse(await _in_thread(control.step, fake_of(request), count))
+        return JSONResponse(await _in_thread(control.step, control.harness_of(request), count))
     except ValueError as error:  # a bad body, or a count control.step refuses
         return _error(422, str(error))
 
@@ -87,48 +86,52 @@ async def step_deriver(request: Request) -> Response:
 async def drain_deriver(request: Request) -> Response:
     try:
         timeout = await _option(request, "timeout", DEFAULT_DRAIN_TIMEOUT, integer=False)
-        result = await _in_thread(control.drain, fake_of(request), timeout)
+        result = await _in_thread(control.drain, control.harness_of(request), timeout)
     except ValueError as error:  # a bad body, or a timeout control.drain refuses
         return _error(422, str(error))
     return JSONResponse(result, status_code=200 if result["idle"] else 408)
 
 
 async def get_embeddings(request: Request) -> Response:
-    return JSONResponse(control.embeddings_status(fake_of(request)))
+    return JSONResponse(control.embeddings_status(control.harness_of(request)))
 
 
 async def release_embeddings(request: Request) -> Response:
-    return JSONResponse(control.release_embeddings(fake_of(request)))
+    return JSONResponse(control.release_embeddings(control.harness_of(request)))
 
 
 async def reset(request: Request) -> Response:
-    fake_of(request).reset()
+    control.harness_of(request).reset()
     return Response(status_code=204)
 
 
 async def get_state(request: Request) -> Response:
-    return Response(control.export_state(fake_of(request)), media_type=control.STATE_MEDIA_TYPE)
+    return Response(
+        control.export_state(control.harness_of(request)), media_type=control.STATE_MEDIA_TYPE
+    )
 
 
 async def put_state(request: Request) -> Response:
     data = await request.body()
     try:
-        loaded = await anyio.to_thread.run_sync(control.load_state, fake_of(request), data)
+        loaded = await anyio.to_thread.run_sync(
+            control.load_state, control.harness_of(request), data
+        )
     except StateFileError as error:
         return _error(422, str(error))
     return JSONResponse(loaded)
 
 
 async def get_about(request: Request) -> Response:
-    return JSONResponse(control.about(fake_of(request)))
+    return JSONResponse(control.about(control.harness_of(request)))
 
 
 async def get_journal(request: Request) -> Response:
-    return JSONResponse({"requests": control.journal(fake_of(request))})
+    return JSONResponse({"requests": control.journal(control.harness_of(request))})
 
 
 async def clear_journal(request: Request) -> Response:
-    return JSONResponse(control.clear_journal(fake_of(request)))
+    return JSONResponse(control.clear_journal(control.harness_of(request)))
 
 
 routes = [

@@ -10,7 +10,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import fake_of
 from fake_honcho.openapi import document_bytes
 from fake_honcho.openapi.pages import page
 
@@ -18,7 +17,7 @@ DOC_PATHS = ("/openapi.json", "/docs", "/redoc")
 
 
 async def openapi_json(request: Request) -> Response:
-    return Response(document_bytes(fake_of(request)), media_type="application/json")
+    return Response(document_bytes(request.app), media_type="application/json")
 
 
 async def docs(request: Request) -> Response:

@@ -6,7 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import respond
+from fake_honcho.http.endpoint import respond
 
 
 async def health(request: Request) -> Response:

@@ -2,7 +2,7 @@
 
 With a JWT secret the key is the JWT Honcho's ``create_key`` writes (claims ``t``,
 ``exp``, ``w``, ``p``, ``s``); with the one opaque ``api_key`` it is an opaque key with
-the same claims (``fake_honcho.auth``). With auth off a real server answers 405.
+the same claims (``fake_honcho.http.auth``). With auth off a real server answers 405.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.auth import iso_utc
-from fake_honcho.endpoint import fake_of, query_datetime, query_str, respond
 from fake_honcho.errors import HonchoError
-from fake_honcho.permissions import ADMIN_ONLY, guarded
+from fake_honcho.http.endpoint import fake_of, query_datetime, query_str, respond
+from fake_honcho.http.keyring import iso_utc
+from fake_honcho.http.permissions import ADMIN_ONLY, guarded
 
 SCOPE_PARAMS = ("workspace_id", "peer_id", "session_id")
 NO_SCOPE = "At least one of workspace_id, peer_id, or session_id must be provided"

@@ -20,8 +20,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho import scopes
-from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import (
     HonchoError,
     RequestValidationError,
@@ -30,14 +28,18 @@ from fake_honcho.errors import (
     validation_item,
     value_error,
 )
-from fake_honcho.filters import MESSAGE, compile_filter, dialect_for
-from fake_honcho.ids import isoformat
-from fake_honcho.message_index import message_index
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import OWN_SESSION, SESSION_READ, guarded
-from fake_honcho.render_memo import render_memo
-from fake_honcho.request_models import encodable
-from fake_honcho.resources import (
+from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import OWN_SESSION, SESSION_READ, guarded
+from fake_honcho.http.render_memo import render_memo
+from fake_honcho.http.request_models import encodable
+from fake_honcho.http.schemas import SchemaSet
+from fake_honcho.http.wire import PublicRows
+from fake_honcho.store import scopes
+from fake_honcho.store.filters import MESSAGE, compile_filter, dialect_for
+from fake_honcho.store.ids import isoformat
+from fake_honcho.store.message_index import message_index
+from fake_honcho.store.resources import (
     check_new_peer_names,
     clean_configuration,
     ensure_session,
@@ -45,16 +47,14 @@ from fake_honcho.resources import (
     plan_members,
     write_members,
 )
-from fake_honcho.sanitize import sanitized_metadata, strip_nul
-from fake_honcho.schemas import SchemaSet
-from fake_honcho.state import NO_METADATA, Row, message_row
-from fake_honcho.tokens import token_count
-from fake_honcho.uploads import MAX_FILE_SIZE, extract_text, split_text
+from fake_honcho.store.sanitize import sanitized_metadata, strip_nul
+from fake_honcho.store.state import NO_METADATA, Row, message_row
+from fake_honcho.store.tokens import token_count
+from fake_honcho.store.uploads import MAX_FILE_SIZE, extract_text, split_text
 from fake_honcho.versions import Feature
-from fake_honcho.wire import PublicRows
 
 if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
+    from fake_honcho.http.protocol import Server
 
 S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
 _DATETIME = TypeAdapter(datetime)
@@ -75,7 +75,7 @@ async def create(request: Request) -> Response:
     return _created(request, fake, rows)
 
 
-def _created(request: Request, fake: FakeHoncho, rows: list[Row]) -> Response:
+def _created(request: Request, fake: Server, rows: list[Row]) -> Response:
     """201 with the stored messages, their JSON kept for the reads that follow."""
     memo = render_memo(fake.store)
     return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
@@ -106,7 +106,7 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
     return isoformat(moment)
 
 
-def store_messages(fake: FakeHoncho, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
+def store_messages(fake: Server, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
     """Write ``drafts`` with the cascade; everything is checked before the first write."""
     # Counted back to back, outside the lock: interleaved with the rest of the write,
     # each count runs with the tokenizer's tables out of the CPU cache (half as fast).
@@ -197,7 +197,7 @@ async def upload(request: Request) -> Response:
     return _created(request, fake, rows)
 
 
-def _form_fields(fake: FakeHoncho, form: dict[str, Any]) -> dict[str, Any]:
+def _form_fields(fake: Server, form: dict[str, Any]) -> dict[str, Any]:
     """The upload form's ``metadata``, ``configuration`` and ``created_at``, read as the
     server reads them: text that does not parse (JSON, or an ISO 8601 time) is ignored.
 
@@ -291,7 +291,7 @@ async def list_messages(request: Request) -> Response:
     return respond(request, page, schema="Page_Message_")
 
 
-def _message(fake: FakeHoncho, ws: str, sid: str, mid: str) -> Row | None:
+def _message(fake: Server, ws: str, sid: str, mid: str) -> Row | None:
     row = fake.store.get("messages", mid)
     if row is None or row["workspace_id"] != ws or row["session_id"] != sid:
         return None

@@ -8,25 +8,25 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.auth import require_own
-from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError
-from fake_honcho.filters import PEER, SESSION, compile_filter, dialect_for
-from fake_honcho.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check, guarded
-from fake_honcho.resources import (
+from fake_honcho.http.auth import require_own
+from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check, guarded
+from fake_honcho.routes._search import run_search
+from fake_honcho.store.filters import PEER, SESSION, compile_filter, dialect_for
+from fake_honcho.store.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
+from fake_honcho.store.resources import (
     check_new_name,
     check_new_peer_names,
     ensure_workspace,
     is_scope,
     new_peer,
 )
-from fake_honcho.routes._search import run_search
 from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
+    from fake_honcho.http.protocol import Server
 
 W = "/v3/workspaces/{workspace_id}"
 P = W + "/peers/{peer_id}"
@@ -66,7 +66,7 @@ async def update(request: Request) -> Response:
 
 
 def _upsert(
-    fake: FakeHoncho, ws: str, pid: str, metadata: Any, configuration: Any
+    fake: Server, ws: str, pid: str, metadata: Any, configuration: Any
 ) -> tuple[dict[str, Any], bool]:
     ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {[pid]}"))
     row = fake.store.get("peers", (ws, pid))

@@ -1,6 +1,6 @@
 """Scopes (3.1): get-or-create, list, get, membership, and the backfill status.
 
-Workspace- or admin-level keys only. The logic is :mod:`fake_honcho.scopes`.
+Workspace- or admin-level keys only. The logic is :mod:`fake_honcho.store.scopes`.
 """
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho import scopes
-from fake_honcho.endpoint import fake_of, no_content, read_body, respond
 from fake_honcho.errors import HonchoError
-from fake_honcho.grouping import WORKSPACE_PEERS, grouped
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import IN_WORKSPACE, guarded
-from fake_honcho.resources import get_active_session
+from fake_honcho.http.endpoint import fake_of, no_content, read_body, respond
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import IN_WORKSPACE, guarded
 from fake_honcho.search import sortable_timestamp
+from fake_honcho.store import scopes
+from fake_honcho.store.grouping import WORKSPACE_PEERS, grouped
+from fake_honcho.store.resources import get_active_session
 from fake_honcho.versions import Feature, versioned
 
 W = "/v3/workspaces/{workspace_id}"
@@ -73,7 +73,8 @@ async def add_sessions(request: Request) -> Response:
         )
         if missing:
             raise HonchoError(404, f"Session(s) {missing} not found in workspace {ws}")
-        scopes.join(fake, ws, row["id"], wanted)
+        for sid in scopes.join(fake, ws, row["id"], wanted):
+            fake.deriver.schedule_scope_task("scope_backfill", ws, row["id"], sid)
     return no_content()
 
 
@@ -107,6 +108,7 @@ async def remove_session(request: Request) -> Response:
         row = scopes.get_scope(fake, ws, name)
         get_active_session(fake, ws, sid)
         scopes.leave(fake, ws, row["id"], sid)
+        fake.deriver.schedule_scope_task("scope_removal", ws, row["id"], sid)
     return no_content()
 
 

@@ -8,9 +8,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho import scopes
-from fake_honcho.auth import claims_of, require_own, require_own_peer
-from fake_honcho.endpoint import (
+from fake_honcho.errors import HonchoError, UnhandledError
+from fake_honcho.http.auth import claims_of, require_own, require_own_peer
+from fake_honcho.http.endpoint import (
     fake_of,
     no_content,
     public,
@@ -18,13 +18,21 @@ from fake_honcho.endpoint import (
     read_body,
     respond,
 )
-from fake_honcho.errors import HonchoError, UnhandledError
-from fake_honcho.filters import SESSION, compile_filter, dialect_for
-from fake_honcho.grouping import WORKSPACE_SESSIONS, grouped, session_members
-from fake_honcho.message_index import message_index
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import BY_BODY, IN_WORKSPACE, OWN_SESSION, SESSION_READ, Check, guarded
-from fake_honcho.resources import (
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import (
+    BY_BODY,
+    IN_WORKSPACE,
+    OWN_SESSION,
+    SESSION_READ,
+    Check,
+    guarded,
+)
+from fake_honcho.routes._search import run_search
+from fake_honcho.store import scopes
+from fake_honcho.store.filters import SESSION, compile_filter, dialect_for
+from fake_honcho.store.grouping import WORKSPACE_SESSIONS, grouped, session_members
+from fake_honcho.store.message_index import message_index
+from fake_honcho.store.resources import (
     SESSION_OBSERVERS_LIMIT,
     WorkspaceCreate,
     add_members,
@@ -46,12 +54,11 @@ from fake_honcho.resources import (
     session_peer_config,
     unable_to_create_session,
 )
-from fake_honcho.routes._search import run_search
-from fake_honcho.state import Row
+from fake_honcho.store.state import Row
 from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
-    from fake_honcho.fake import FakeHoncho
+    from fake_honcho.http.protocol import Server
 
 W = "/v3/workspaces/{workspace_id}"
 S = W + "/sessions/{session_id}"
@@ -104,12 +111,13 @@ async def get_or_create(request: Request) -> Response:
         if wanted_scopes:
             joined, _ = scopes.get_or_create(fake, ws, dict.fromkeys(wanted_scopes))
             for scope in joined:
-                scopes.join(fake, ws, scope["id"], [sid])
+                for backfill in scopes.join(fake, ws, scope["id"], [sid]):
+                    fake.deriver.schedule_scope_task("scope_backfill", ws, scope["id"], backfill)
     return respond(request, public(row), status=201 if created else 200, schema="Session")
 
 
 def _check_peer_names(
-    fake: FakeHoncho,
+    fake: Server,
     ws: str,
     peers: dict[str, Any],
     status: int,
@@ -129,7 +137,7 @@ def _check_peer_names(
 
 
 def _apply_update(
-    fake: FakeHoncho, ws: str, sid: str, row: dict[str, Any], metadata: Any, configuration: Any
+    fake: Server, ws: str, sid: str, row: dict[str, Any], metadata: Any, configuration: Any
 ) -> dict[str, Any]:
     changed: dict[str, Any] = {}
     if metadata is not None and metadata != row["metadata"]:
@@ -253,7 +261,7 @@ async def clone(request: Request) -> Response:
     return respond(request, public(row), status=201, schema="Session")
 
 
-def _sessions_named(fake: FakeHoncho, sid: str) -> list[tuple[str, str]]:
+def _sessions_named(fake: Server, sid: str) -> list[tuple[str, str]]:
     """Every workspace's session called ``sid`` (deleted ones whose rows wait included)."""
     return [
         (key[0], key[1])
@@ -262,7 +270,7 @@ def _sessions_named(fake: FakeHoncho, sid: str) -> list[tuple[str, str]]:
     ]
 
 
-def _clone_fails(fake: FakeHoncho, ws: str, messages: list[Row], members: list[Row]) -> bool:
+def _clone_fails(fake: Server, ws: str, messages: list[Row], members: list[Row]) -> bool:
     """Whether the server's inserts fail: two sessions' messages share a position in the
     session, or a copied message's author or member is no peer of ``ws``, or one peer is
     a member twice (measured on 3.0.12 and 3.1)."""
@@ -385,7 +393,7 @@ async def set_peer_config(request: Request) -> Response:
     return no_content()
 
 
-def _check_observer_joins(fake: FakeHoncho, ws: str, sid: str, member: Row, config: Row) -> None:
+def _check_observer_joins(fake: Server, ws: str, sid: str, member: Row, config: Row) -> None:
     """The observer limit for a config that makes ``member`` an observer: counted with
     the session's active observers, as if it were one of them."""
     if not config.get("observe_others") or member.get("observe_others"):

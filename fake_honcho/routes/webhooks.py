@@ -9,11 +9,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.endpoint import fake_of, no_content, public, read_body, respond
 from fake_honcho.errors import HonchoError, value_error
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import IN_WORKSPACE, guarded
-from fake_honcho.resources import fail_if_cached_only, get_workspace, now
+from fake_honcho.http.endpoint import fake_of, no_content, public, read_body, respond
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import IN_WORKSPACE, guarded
+from fake_honcho.store.resources import fail_if_cached_only, get_workspace, now
 
 W = "/v3/workspaces/{workspace_id}"
 WEBHOOK_MAX_WORKSPACE_LIMIT = 10

@@ -16,12 +16,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.deriver import chat, workspace_chat
-from fake_honcho.deriver.response_format import check_response_format
-from fake_honcho.deriver.routes import chat_response
-from fake_honcho.deriver.scoped import check_scope_option, session_union
-from fake_honcho.endpoint import fake_of, read_body, strip_nul
-from fake_honcho.permissions import IN_WORKSPACE, guarded
-from fake_honcho.resources import get_active_session, get_workspace
+from fake_honcho.http.endpoint import fake_of, read_body, strip_nul
+from fake_honcho.http.permissions import IN_WORKSPACE, guarded
+from fake_honcho.routes._response_format import check_response_format
+from fake_honcho.routes._scoped import check_scope_option, session_union
+from fake_honcho.routes.deriver import chat_response
+from fake_honcho.store.resources import get_active_session, get_workspace
 from fake_honcho.versions import Feature, versioned
 
 

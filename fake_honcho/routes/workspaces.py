@@ -8,13 +8,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.auth import UNAUTHORIZED, claims_of
-from fake_honcho.endpoint import fake_of, public, read_body, respond
 from fake_honcho.errors import HonchoError, UnhandledError
-from fake_honcho.filters import WORKSPACE, compile_filter, dialect_for
-from fake_honcho.pagination import page_of, page_params
-from fake_honcho.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
-from fake_honcho.resources import (
+from fake_honcho.http.auth import UNAUTHORIZED, claims_of
+from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.pagination import page_of, page_params
+from fake_honcho.http.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
+from fake_honcho.routes._search import run_search
+from fake_honcho.store.filters import WORKSPACE, compile_filter, dialect_for
+from fake_honcho.store.resources import (
     PHANTOM_WORKSPACE,
     cached_only,
     clean_configuration,
@@ -22,8 +23,7 @@ from fake_honcho.resources import (
     fail_if_cached_only,
     get_workspace,
 )
-from fake_honcho.routes._search import run_search
-from fake_honcho.state import Row
+from fake_honcho.store.state import Row
 from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"

@@ -1,4 +1,5 @@
-"""Message search as Honcho's PostgreSQL runs it, full text only (message embedding off).
+"""Message search as Honcho's PostgreSQL runs it: full text, and with EMBED_MESSAGES on,
+the semantic leg fused with it.
 
 The pieces, each after the PostgreSQL 15 source it follows:
 
@@ -7,7 +8,9 @@ The pieces, each after the PostgreSQL 15 source it follows:
 * :mod:`.english`: the ``english`` configuration, ``to_tsvector``/``plainto_tsquery``;
 * :mod:`.rank`: ``ts_rank`` (``tsrank.c``) in single precision;
 * :mod:`.pgsort`: the order ``ORDER BY ... LIMIT`` leaves ties in (``tuplesort.c``);
-* :mod:`.index`: the inverted index and Honcho's query over it (``src/utils/search.py``).
+* :mod:`.index`: the inverted index and Honcho's query over it (``src/utils/search.py``);
+* :mod:`.semantic`: message embeddings, the semantic leg and reciprocal rank fusion;
+* :mod:`.embedding`: the embedder the fake and the stand-in LLM share (pgvector's distance).
 """
 
 from fake_honcho.search.english import terms

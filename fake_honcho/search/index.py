@@ -46,7 +46,7 @@ from fake_honcho.search.english import plainto_tsquery, to_tsvector
 from fake_honcho.search.pgsort import first
 from fake_honcho.search.rank import rank, rank_single
 from fake_honcho.search.vocabulary import Vocabulary
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.state import Key, Row, Store
 
 Predicate = Callable[[Row], bool]
 _PIECE = re.compile(r"[^\W_]+")

@@ -30,9 +30,9 @@ from itertools import compress, repeat
 from operator import ge
 from typing import Any, Literal, TypeVar
 
-from fake_honcho.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
+from fake_honcho.search.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
 from fake_honcho.search.pgsort import first
-from fake_honcho.state import Key, Row, Store
+from fake_honcho.store.state import Key, Row, Store
 
 EmbeddingMode = Literal["immediate", "held"]
 EMBEDDING_MODES: tuple[EmbeddingMode, ...] = ("immediate", "held")
@@ -44,7 +44,7 @@ T = TypeVar("T", bound=Hashable)
 
 
 def _encoding() -> Any:
-    from fake_honcho.tokens import load
+    from fake_honcho.store.tokens import load
 
     return load(ENCODING)
 

@@ -8,23 +8,22 @@ object is a 400 in OpenAI's error shape; nothing here answers 500 to a bad reque
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from fake_honcho.search.embedding import Embedder
 from fake_honcho.standin import wire
+from fake_honcho.standin.log import RequestLog
 from fake_honcho.standin.replies import reply
-
-if TYPE_CHECKING:
-    from fake_honcho.standin.server import StandIn
 
 MODEL = "honcho-standin"
 
 
-def build_app(standin: StandIn) -> Starlette:
+def build_app(standin: RequestLog, embedder: Embedder) -> Starlette:
     async def chat_completions(request: Request) -> Response:
         body = await _json_object(request)
         if isinstance(body, Response):
@@ -44,7 +43,7 @@ def build_app(standin: StandIn) -> Starlette:
         if body.get("input") in (None, "", []):
             return _error("'input' is required and must not be empty")
         standin.log(request.url.path, body, "embedding")
-        return JSONResponse(wire.embedding_list(body, standin.embedder))
+        return JSONResponse(wire.embedding_list(body, embedder))
 
     async def models(request: Request) -> Response:
         return JSONResponse(

@@ -12,8 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from fake_honcho._version import version_line
-from fake_honcho.cli import LOG_LEVELS, listen_problem, run_until_signalled
-from fake_honcho.server import bind, make_server, url_of
+from fake_honcho.http.server import (
+    LOG_LEVELS,
+    bind,
+    listen_problem,
+    make_server,
+    run_until_signalled,
+    url_of,
+)
 from fake_honcho.standin import StandIn, honcho_environment
 
 __all__ = ["build_parser", "main"]

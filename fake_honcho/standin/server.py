@@ -2,29 +2,26 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
 
-from fake_honcho.embedding import Embedder, VectorFunction
-from fake_honcho.embedding import resolve as resolve_embedder
-from fake_honcho.server import serve_in_thread
-from fake_honcho.standin.replies import ToolCall
+from fake_honcho.http.server import serve_in_thread
+from fake_honcho.search.embedding import Embedder, VectorFunction
+from fake_honcho.search.embedding import resolve as resolve_embedder
+from fake_honcho.standin.app import build_app
+from fake_honcho.standin.log import LOG_LIMIT, RequestLog
 
-LOG_LIMIT = 10_000  # a long-running stand-in keeps only its recent requests
+__all__ = ["LOG_LIMIT", "StandIn"]
 
 
-class StandIn:
+class StandIn(RequestLog):
     """A deterministic, offline OpenAI-compatible LLM for Honcho (see ``fake_honcho.standin``).
 
-    ``requests`` lists what it was asked, oldest first: ``{n, path, task, body, reply}``
-    (``reply``: the text or tool calls it answered). ``log_file`` also appends each entry
-    as one JSON line. ``embedder`` (default: :class:`fake_honcho.embedding.HashedEmbedder`,
-    the fake's own) gives the vectors ``/v1/embeddings`` answers.
+    ``requests`` lists what it was asked (:class:`~fake_honcho.standin.log.RequestLog`);
+    ``log_file`` also appends each entry as one JSON line. ``embedder`` (default:
+    :class:`fake_honcho.search.embedding.HashedEmbedder`, the fake's own) gives the vectors
+    ``/v1/embeddings`` answers.
     """
 
     def __init__(
@@ -34,52 +31,9 @@ class StandIn:
         log_limit: int = LOG_LIMIT,
         embedder: Embedder | VectorFunction | str | None = None,
     ) -> None:
-        from fake_honcho.standin.app import build_app
-
+        super().__init__(log_file=log_file, log_limit=log_limit)
         self.embedder = resolve_embedder(embedder)
-        self._lock = threading.Lock()
-        self._entries: deque[dict[str, Any]] = deque(maxlen=log_limit)
-        self._count = 0
-        self._log_file: TextIO | None = (
-            open(log_file, "a", encoding="utf-8") if log_file is not None else None  # noqa: SIM115
-        )
-        self.app = build_app(self)
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return list(self._entries)
-
-    def log(
-        self,
-        path: str,
-        body: dict[str, Any],
-        task: str,
-        content: str | None = None,
-        tool_calls: Sequence[ToolCall] = (),
-    ) -> int:
-        """Record one request and return its number (1 for the first)."""
-        with self._lock:
-            self._count += 1
-            answered: Any = content
-            if tool_calls:
-                answered = [{"name": c.name, "arguments": c.arguments} for c in tool_calls]
-            entry = {"n": self._count, "path": path, "task": task, "body": body, "reply": answered}
-            self._entries.append(entry)
-            if self._log_file is not None:
-                self._log_file.write(json.dumps(entry) + "\n")
-                self._log_file.flush()
-            return self._count
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._log_file is not None:
-                self._log_file.close()
-                self._log_file = None
+        self.app = build_app(self, self.embedder)
 
     @contextmanager
     def serve(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:

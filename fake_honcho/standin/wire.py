@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from fake_honcho.embedding import DIMENSIONS, Embedder, encode_base64
+from fake_honcho.search.embedding import DIMENSIONS, Embedder, encode_base64
 from fake_honcho.standin.replies import Reply
-from fake_honcho.tokens import token_count
+from fake_honcho.store.tokens import token_count
 
 _CHUNK = re.compile(r"\S+\s*|\s+")
 

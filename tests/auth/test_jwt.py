@@ -15,8 +15,8 @@ import jwt
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.auth import mint_jwt
 from fake_honcho.cli import JWT_SECRET_ENV, build_parser, create_fake
+from fake_honcho.http.auth import mint_jwt
 
 SECRET = "jwt-test-secret-0123456789abcdef0123456789"
 W = "/v3/workspaces/w"

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from fake_honcho.app import collect_routes
-from fake_honcho.auth import OPEN_PATHS
-from fake_honcho.permissions import render_markdown, rule_of
+from fake_honcho.http.auth import OPEN_PATHS
+from fake_honcho.http.permissions import rule_of
+from fake_honcho.permissions import render_markdown
+from fake_honcho.routes import collect_routes
 from fake_honcho.versions import VERSIONS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "permissions.md"

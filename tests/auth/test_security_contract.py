@@ -17,7 +17,7 @@ from contract_tests import HonchoAPIContract
 from contract_tests.api_contract import Api
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
-from fake_honcho.permissions import BY_BODY, Rule
+from fake_honcho.http.permissions import BY_BODY, Rule
 
 S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
 MUTANTS = {

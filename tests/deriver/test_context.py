@@ -9,7 +9,7 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.deriver.representation import Selection, render_plain, select
-from fake_honcho.tokens import token_count
+from fake_honcho.store.tokens import token_count
 
 from .support import World, make_fake
 

@@ -13,7 +13,7 @@ from fake_honcho import FakeHoncho
 from fake_honcho.deriver import Deriver, DeriverMode
 from fake_honcho.deriver import queue as deriver_queue
 from fake_honcho.deriver.work import Worker
-from fake_honcho.state import Store
+from fake_honcho.store.state import Store
 
 from .support import TickingClock, World, make_fake
 

@@ -239,7 +239,7 @@ def test_control_for_picks_the_implementation_for_the_target(served_url: str) ->
 
 def test_a_stopped_drain_or_step_ends_at_the_next_unit() -> None:
     """The routes set ``stop`` when shutdown cancels them, so a long drain cannot hold it up."""
-    from fake_honcho import control
+    from fake_honcho.harness import control
 
     stop = threading.Event()
     stop.set()

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho.errors import HonchoError, UnhandledError
-from fake_honcho.filters import (
+from fake_honcho.store.filters import (
     COMPARISON_OPERATORS,
     CONCLUSION,
     LEGACY,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from fake_honcho.grouping import (
+from fake_honcho.store.grouping import (
     PEER_SESSIONS,
     SESSION_MEMBERS,
     WORKSPACE_SESSIONS,
@@ -16,7 +16,7 @@ from fake_honcho.grouping import (
     grouped,
     session_members,
 )
-from fake_honcho.state import Store
+from fake_honcho.store.state import Store
 
 from .conftest import record_scans
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.http_rules import is_json
+from fake_honcho.http.http_rules import is_json
 
 W = "/v3/workspaces/w"
 PREFLIGHT = {"Access-Control-Request-Method": "POST"}

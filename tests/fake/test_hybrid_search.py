@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from fake_honcho.embedding import MAX_INPUT_TOKENS, HashedEmbedder
+from fake_honcho.search.embedding import MAX_INPUT_TOKENS, HashedEmbedder
 from fake_honcho.search.semantic import chunks, reciprocal_rank_fusion
 
 W = "/v3/workspaces/ws"

@@ -13,8 +13,8 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.cli import build_parser, create_fake
-from fake_honcho.ignored import IgnoredFieldWarning, later_fields
-from fake_honcho.schemas import schemas_for
+from fake_honcho.http.ignored import IgnoredFieldWarning, later_fields
+from fake_honcho.http.schemas import schemas_for
 from fake_honcho.versions import VERSIONS, Feature
 
 BASE = "http://fake-honcho.test"

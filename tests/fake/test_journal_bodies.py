@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.journal import JournalEntry
+from fake_honcho.harness.journal import JournalEntry
 
 PATH = "/v3/workspaces/w/sessions/s/messages"
 LONG = "I prefer green tea in the morning and coffee after lunch, most days. " * 6

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fake_honcho.journal import BODY_SCOPE_KEY, Journal, JournalMiddleware
+from fake_honcho.harness.journal import BODY_SCOPE_KEY, Journal, JournalMiddleware
 
 Message = dict[str, Any]
 

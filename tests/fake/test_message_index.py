@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fake_honcho.message_index import LIST_UNTIL, MessageIndex
-from fake_honcho.state import Store
+from fake_honcho.store.message_index import LIST_UNTIL, MessageIndex
+from fake_honcho.store.state import Store
 
 
 def _put(store: Store, seq: int, session: str, peer: str, workspace: str = "w") -> None:

@@ -10,9 +10,9 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.auth import ISSUED_KEYS
-from fake_honcho.persistence import HEADER, KNOWN_COLLECTIONS, StateFile, StateFileError
-from fake_honcho.state import Store
+from fake_honcho.harness.persistence import HEADER, KNOWN_COLLECTIONS, StateFile, StateFileError
+from fake_honcho.http.auth import ISSUED_KEYS
+from fake_honcho.store.state import Store
 
 WS_A = '{"c":"workspaces","k":"a","r":{"id":"a"}}'
 

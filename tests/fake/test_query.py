@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 
-from fake_honcho.endpoint import _parse_query, query_int, query_str
 from fake_honcho.errors import RequestValidationError
+from fake_honcho.http.endpoint import _parse_query, query_int, query_str
 
 # Names and values drawn from what makes parsing differ: separators, blanks, repeats,
 # escapes and non-ASCII bytes.

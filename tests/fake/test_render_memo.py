@@ -8,9 +8,9 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.render_memo import MEMO_FLOOR, MEMO_SHARE, RenderMemo, render_memo
-from fake_honcho.state import Store
-from fake_honcho.wire import PublicRows, dumps
+from fake_honcho.http.render_memo import MEMO_FLOOR, MEMO_SHARE, RenderMemo, render_memo
+from fake_honcho.http.wire import PublicRows, dumps
+from fake_honcho.store.state import Store
 
 S = "/v3/workspaces/ws/sessions"
 

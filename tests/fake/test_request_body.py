@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from fake_honcho.endpoint import decode_json
 from fake_honcho.errors import HonchoError
-from fake_honcho.request_models import RawBody
+from fake_honcho.http.endpoint import decode_json
+from fake_honcho.http.request_models import RawBody
 
 PEERS = "/v3/workspaces/w1/peers"
 MESSAGES = "/v3/workspaces/w1/sessions/s1/messages"

@@ -18,7 +18,7 @@ from starlette.routing import Match, Route, Router, request_response
 
 from fake_honcho import FakeHoncho
 from fake_honcho.errors import HonchoError
-from fake_honcho.routing import DispatchRouter, RoutedShortcut, _plain_endpoint, _serve
+from fake_honcho.http.routing import DispatchRouter, RoutedShortcut, _plain_endpoint, _serve
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 

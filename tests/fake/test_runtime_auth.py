@@ -10,8 +10,8 @@ import pytest
 from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
-from fake_honcho.auth import ISSUED_KEYS, OPEN_PATHS
-from fake_honcho.permissions import rule_of
+from fake_honcho.http.auth import ISSUED_KEYS, OPEN_PATHS
+from fake_honcho.http.permissions import rule_of
 
 KEY = "sk-test-5ecret"
 

@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
-from fake_honcho.server import serve_in_thread
-from fake_honcho.transport import AsyncASGITransport, SyncASGITransport
+from fake_honcho.http.server import serve_in_thread
+from fake_honcho.http.transport import AsyncASGITransport, SyncASGITransport
 
 
 async def echo(request: Request) -> JSONResponse:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fake_honcho.schema_compiler import Compiler
-from fake_honcho.schemas import SchemaSet, default_schemas
+from fake_honcho.http.schema_compiler import Compiler
+from fake_honcho.http.schemas import SchemaSet, default_schemas
 
 SCHEMAS = default_schemas()
 NAMES = SCHEMAS.names()

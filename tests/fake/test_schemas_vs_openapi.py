@@ -19,7 +19,7 @@ import pytest
 from starlette.routing import Match
 
 from fake_honcho import FakeHoncho
-from fake_honcho.schemas import BASE_URI, SchemaSet
+from fake_honcho.http.schemas import BASE_URI, SchemaSet
 
 # The OpenAPI document a real Honcho publishes, recorded (tests/fidelity/openapi/record.py).
 RECORDED = Path(__file__).resolve().parents[1] / "fidelity" / "openapi"

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.ignored import IgnoredFieldWarning
+from fake_honcho.http.ignored import IgnoredFieldWarning
 
 W = "/v3/workspaces/w"
 KEY = "sk-scopes-test"

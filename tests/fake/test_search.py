@@ -16,7 +16,7 @@ from fake_honcho import FakeHoncho
 from fake_honcho.search import SearchIndex, has_special_chars
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.index import _rank_single, _single_raise
-from fake_honcho.state import Store
+from fake_honcho.store.state import Store
 
 from .conftest import record_scans
 

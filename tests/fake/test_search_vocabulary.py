@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fake_honcho.search import SearchIndex
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.vocabulary import Vocabulary
-from fake_honcho.state import Store
+from fake_honcho.store.state import Store
 
 from .test_search import put_message
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.state import (
+from fake_honcho.store.state import (
     MESSAGE_KEYS,
     NO_METADATA,
     Key,

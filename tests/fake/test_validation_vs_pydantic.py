@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from fake_honcho.errors import RequestValidationError
-from fake_honcho.schemas import default_schemas
+from fake_honcho.http.schemas import default_schemas
 
 NAME = {"min_length": 1, "max_length": 512, "pattern": "^[a-zA-Z0-9_-]+$"}
 

@@ -9,9 +9,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
-from fake_honcho.app import collect_routes
 from fake_honcho.cli import build_parser
-from fake_honcho.schemas import SchemaSet, schema_directory, schemas_for
+from fake_honcho.http.schemas import SchemaSet, schema_directory, schemas_for
+from fake_honcho.routes import collect_routes
 from fake_honcho.versions import (
     DEFAULT_VERSION,
     VERSIONS,

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.responses import JSONResponse
 
-from fake_honcho.render_memo import RenderMemo
-from fake_honcho.state import Store
-from fake_honcho.wire import MESSAGE_FIELDS, JSONBody, PublicRows, dumps, plain, public
+from fake_honcho.http.render_memo import RenderMemo
+from fake_honcho.http.wire import MESSAGE_FIELDS, JSONBody, PublicRows, dumps, plain, public
+from fake_honcho.store.state import Store
 
 # Text that exercises every escaping rule: quotes, backslashes, controls, DEL,
 # non-ASCII, astral characters (surrogate pairs in \\u form) and the "\\u" sequence.

@@ -6,7 +6,7 @@ example, deleted afterwards) and compares every answer, normalised as the record
 exchanges are (``fake_honcho.drift``). It runs only with ``--honcho-url``.
 
 The generator keeps to what both servers must answer alike, and steers clear of the
-register's entries (``fake_honcho.divergences``) instead of failing on them forever:
+register's entries (``fake_honcho.harness.divergences``) instead of failing on them forever:
 peers are created one request at a time (``same-request-created-order``), member lists
 are compared as sets (``session-peers-order``), a deleted session and its members'
 session lists are not read again (``deletion-at-once``), only sessions holding messages

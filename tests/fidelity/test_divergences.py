@@ -18,16 +18,16 @@ from contract_tests import (
 )
 from contract_tests.target import HonchoTarget
 from fake_honcho import FakeHoncho
-from fake_honcho.divergences import (
+from fake_honcho.divergences import render_markdown
+from fake_honcho.drift.probe import Served
+from fake_honcho.harness.divergences import (
     DIVERGENCES,
     UNSTABLE,
     UNVERIFIED,
     Divergence,
     affecting,
     divergence,
-    render_markdown,
 )
-from fake_honcho.drift.probe import Served
 from fake_honcho.versions import VERSIONS, Feature
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "divergences.md"

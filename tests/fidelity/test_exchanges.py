@@ -15,9 +15,9 @@ import pytest
 from starlette.routing import Route
 
 from fake_honcho import FakeHoncho
-from fake_honcho.divergences import divergence
 from fake_honcho.drift.recording import declared_at, parse_configuration, replay
 from fake_honcho.drift.scripts import SCRIPTS
+from fake_honcho.harness.divergences import divergence
 from fake_honcho.versions import VERSIONS
 from tests.fidelity.recorded import assert_recorded_as_written, by_name, recorded_cases
 

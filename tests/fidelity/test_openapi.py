@@ -25,8 +25,8 @@ from schemathesis.specs.openapi.definitions import OPENAPI_31
 from starlette.routing import Match, Route
 
 from fake_honcho import FakeHoncho
+from fake_honcho.http.operations import Answer, Operation, Param
 from fake_honcho.openapi import document_for
-from fake_honcho.openapi.operations import Answer, Operation, Param
 from fake_honcho.versions import VERSIONS, Feature
 from tests.fidelity.openapi.record import trimmed
 
@@ -210,7 +210,7 @@ def test_the_document_has_the_real_servers_structure(version: str) -> None:
     (``info.version`` is not compared: the 3.1 and 3.2 servers, built from Honcho's main
     branch, still call themselves 3.0.12.)"""
     with FakeHoncho(version=version) as fake:
-        ours = trimmed(document_for(fake))
+        ours = trimmed(document_for(fake.core_app))
     theirs = _recorded(version)
     found = list(
         _differences(

@@ -1,7 +1,7 @@
 """``token_count`` against counts a real Honcho 3.0.12 gave (``tokens_real.json``).
 
 The reference is the server's own tiktoken, recorded by ``tokens_record.py``; the fake
-counts with tiktoken too, but with the vocabulary it ships (``fake_honcho/vocabulary/``,
+counts with tiktoken too, but with the vocabulary it ships (``fake_honcho/store/vocabulary/``,
 rebuilt by ``tokens_vocabulary.py``), so these tests hold one against the other.
 """
 
@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.tokens import ENCODING, VOCABULARY, special_token_error, token_count
+from fake_honcho.store.tokens import ENCODING, VOCABULARY, special_token_error, token_count
 
 from .tokens_vocabulary import ranks_from_js_tiktoken, tiktoken_definition
 

@@ -1,4 +1,4 @@
-"""Rebuild the o200k_base vocabulary the fake ships: ``fake_honcho/vocabulary/``.
+"""Rebuild the o200k_base vocabulary the fake ships: ``fake_honcho/store/vocabulary/``.
 
     python -m tests.fidelity.tokens_vocabulary            # from the npm registry
     python -m tests.fidelity.tokens_vocabulary PACKAGE.tgz  # from a tarball at hand
@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from fake_honcho.tokens import ENCODING, VOCABULARY
+from fake_honcho.store.tokens import ENCODING, VOCABULARY
 
 JS_TIKTOKEN = "js-tiktoken"
 JS_TIKTOKEN_VERSION = "1.0.21"

@@ -273,7 +273,7 @@ PROBES: dict[str, list[str]] = {
     ],
     "fake": [
         "fake-honcho --version",
-        "python -c 'from fake_honcho import FakeHoncho; from fake_honcho.tokens import "
+        "python -c 'from fake_honcho import FakeHoncho; from fake_honcho.store.tokens import "
         'token_count; FakeHoncho().close(); assert token_count("hello world") == 2\'',
     ],
     "contract": ["pytest -q -p no:cacheprovider --co --pyargs contract_tests.suites.api"],

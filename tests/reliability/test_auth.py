@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.auth import OPEN_PATHS
+from fake_honcho.http.auth import OPEN_PATHS
 
 from .support import API_KEY, concrete_path, fake_operations, state_digest
 

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.journal import JournalEntry
+from fake_honcho.harness.journal import JournalEntry
 from honcho_backend import HonchoMemoryManager
 from honcho_backend.config import session_id_for
 from honcho_backend.manager import MemoryManagerError

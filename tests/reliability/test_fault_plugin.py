@@ -8,7 +8,7 @@ TESTS = """
 import httpx
 import pytest
 
-from fake_honcho.faults import FaultRule
+from fake_honcho.harness.faults import FaultRule
 
 
 def health(target):

@@ -17,8 +17,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fake_honcho import faults as faults_module
-from fake_honcho.faults import (
+from fake_honcho.harness import faults as faults_module
+from fake_honcho.harness.faults import (
     FAULT_SCOPE_KEY,
     FaultMiddleware,
     FaultRule,
@@ -27,6 +27,7 @@ from fake_honcho.faults import (
     parse_rule,
     with_connection_drop,
 )
+from fake_honcho.routes.faults import routes as fault_routes
 
 
 class TinyApp:
@@ -46,7 +47,7 @@ class TinyApp:
                 Route("/v3/workspaces/{ws}/sessions/{sid}/messages", echo, methods=["POST"]),
                 Route("/v3/workspaces/{ws}", echo, methods=["GET", "PUT"]),
                 Route("/health", echo),
-                *faults_module.routes,
+                *fault_routes,
             ]
         )
         starlette.state.fake = SimpleNamespace(faults=self.faults)

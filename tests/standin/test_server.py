@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fake_honcho.embedding import DIMENSIONS, HashedEmbedder
+from fake_honcho.search.embedding import DIMENSIONS, HashedEmbedder
 from fake_honcho.standin import StandIn, honcho_environment
-from fake_honcho.tokens import token_count
+from fake_honcho.store.tokens import token_count
 
 DERIVER_PROMPT = (
     "Target peer:\nalice\n\nMessages to analyze:\n<messages>\n"

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
-from fake_honcho.divergences import divergence
+from fake_honcho.harness.divergences import divergence
 from fake_honcho.versions import resolve_version
 
 from .matrix import KINDS, Matrix, load, operations

@@ -8,8 +8,8 @@ as the fake does, or in physical table order (recorded through ``psql``).
 
 from __future__ import annotations
 
-from fake_honcho.embedding import HashedEmbedder
 from fake_honcho.search.chars import pg_lower
+from fake_honcho.search.embedding import HashedEmbedder
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
 from fake_honcho.search.index import has_special_chars
 from fake_honcho.search.pgsort import top
