@@ -82,9 +82,10 @@ class FakeHoncho:
     (``fake_honcho.http.ignored``).
     ``cors_origins`` are the browser origins allowed (Honcho's ``CORS_ORIGINS``; default
     its default, :data:`fake_honcho.http.http_rules.DEFAULT_CORS_ORIGINS`; ``["*"]`` for any).
-    ``real_bugs`` says what a request the real server of this version answers with an
-    unhandled 500 gets (the register's reproduced ``real-bug`` entries): ``"reproduce"``
-    that 500, as the real server sends it, or ``"correct"`` the 4xx a fixed server sends.
+    ``real_bugs`` says what a request the real server of this version gets wrong gets (the
+    register's reproduced ``real-bug`` entries: unhandled 500s, deletions left to the
+    deriver, ...): ``"reproduce"`` the real answer, or ``"correct"`` what a fixed server
+    sends (a 4xx with the state unchanged, a deletion at once).
     ``embed_messages`` is Honcho's ``EMBED_MESSAGES`` (on by default, as there): message
     search is then hybrid, full text fused with the messages nearest by ``embedder``
     (default: :class:`fake_honcho.search.embedding.HashedEmbedder`, the stand-in LLM's too; or

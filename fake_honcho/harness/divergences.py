@@ -106,6 +106,9 @@ class Divergence:
     #: it answers ``real_result``; ``fake`` and ``fake_result`` are what it answers with
     #: ``real_bugs="correct"``.
     reproduced: bool = False
+    #: ``FakeHoncho`` settings the probe needs to show it, as ``(name, value)`` pairs (a
+    #: deriver that has not run yet: ``(("deriver", "manual"),)``).
+    fake_settings: tuple[tuple[str, Any], ...] = ()
 
     def applies_to(self, served: HonchoVersion | Iterable[Feature]) -> bool:
         """Whether a real server of this version (or serving these features, as probed)
@@ -797,29 +800,40 @@ DIVERGENCES: tuple[Divergence, ...] = (
     ),
     Divergence(
         id="deletion-at-once",
-        kind="not-copied",
-        summary="deleted sessions (and workspaces) go at once, not in the background",
+        kind="real-bug",
+        summary="a deleted session's messages and members, and a deleted workspace, stay "
+        "until the deriver runs the deletion",
         real=(
             "DELETE .../sessions/{sid} marks the session inactive and queues the deletion for "
-            "the deriver; until it runs, the session's messages, members and member configs "
-            "are still listed, peers/{pid}/sessions still shows it (inactive), and once it "
-            "has run the session id can be created again; DELETE /v3/workspaces/{ws} likewise "
-            "answers 202 and the workspace stays listed until the deriver deletes it"
+            "the deriver; until it runs (7 to 13 s here), the session's messages are listed, "
+            "searched and in its context, its members and their configs are listed, "
+            "peers/{pid}/sessions shows it inactive (3.1: the scope's session list already "
+            "leaves it out), writes to it and a second DELETE answer 404; once it has run the "
+            "session id can be created again. DELETE /v3/workspaces/{ws} likewise answers "
+            "202, and again 202 to a second DELETE, while the workspace, its peers and its "
+            "get-or-create (200) stay until the deriver deletes it"
         ),
         fake=(
-            "messages and memberships are deleted before the 202; the inactive session row "
-            "stays, so get-or-create of that id keeps answering 404; a workspace and "
-            "everything in it is gone before its 202"
+            "reproduced: the fake's deriver runs the deletion, at once with deriver="
+            "'immediate' (as a running deriver does, eventually), when stepped with 'manual', "
+            "or from its queue with 'background' and 'gated'; corrected: everything goes "
+            "before the 202, whatever the deriver"
         ),
-        reason="the settled state without the race; reads of a deleted session are not portable",
+        reason=(
+            "the real answer is the default: a test that deletes and reads back sees what "
+            "a real server shows before its deriver has run"
+        ),
         evidence=(
-            f"measured on {_SOURCE}: messages/list right after the 202 still listed the message; "
-            "src/routers/sessions.py delete_session enqueue_deletion, src/crud/session.py "
-            "delete_session (hard delete)"
+            f"measured on {_SOURCE} and 3.1 (tests/fidelity/exchanges/*/deletion.json, "
+            "3.1/scope_deletion.json); src/routers/sessions.py delete_session and "
+            "src/routers/workspaces.py delete_workspace enqueue_deletion, src/deriver/consumer.py "
+            "process_deletion, src/crud/session.py delete_session (hard delete)"
         ),
         probe=_probe_deleted_session_messages,
         fake_result=0,
         real_result=1,
+        reproduced=True,
+        fake_settings=(("deriver", "manual"),),
     ),
     Divergence(
         id="same-request-created-order",

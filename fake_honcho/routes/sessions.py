@@ -29,6 +29,7 @@ from fake_honcho.http.permissions import (
 )
 from fake_honcho.routes._search import run_search
 from fake_honcho.store import scopes
+from fake_honcho.store.deletion import delete_session_rows
 from fake_honcho.store.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.store.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.store.message_index import message_index
@@ -183,17 +184,17 @@ async def update(request: Request) -> Response:
 
 
 async def delete(request: Request) -> Response:
-    """202: the session turns inactive at once and its messages and members go."""
+    """202: the session turns inactive at once; its messages, members and row go when the
+    deriver runs the deletion (``deletion-at-once``; at once with ``real_bugs="correct"``)."""
     fake = fake_of(request)
     ws, sid = _ids(request)
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
         fake.store.put("sessions", (ws, sid), {**row, "is_active": False})
-        index = message_index(fake.store)
-        for mid in list(index.session_ids(ws, sid)):
-            fake.store.delete("messages", mid)
-        for member in session_members(fake.store, ws, sid, active=False):
-            fake.store.delete("session_peers", (ws, sid, member["peer_id"]))
+        if fake.real_bugs == "reproduce":
+            fake.deriver.schedule_deletion(ws, sid)
+        else:
+            delete_session_rows(fake.store, ws, sid)
     return respond(
         request, {"message": "Session deleted successfully"}, status=202, schema="Accepted"
     )

@@ -14,6 +14,7 @@ from fake_honcho.http.endpoint import fake_of, public, read_body, respond
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
 from fake_honcho.routes._search import run_search
+from fake_honcho.store.deletion import delete_workspace_rows
 from fake_honcho.store.filters import WORKSPACE, compile_filter, dialect_for
 from fake_honcho.store.resources import (
     PHANTOM_WORKSPACE,
@@ -23,7 +24,6 @@ from fake_honcho.store.resources import (
     fail_if_cached_only,
     get_workspace,
 )
-from fake_honcho.store.state import Row
 from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"
@@ -90,7 +90,8 @@ async def update(request: Request) -> Response:
 
 
 async def delete(request: Request) -> Response:
-    """202 and an immediate cascade; 409 while active sessions remain."""
+    """202, and the deriver deletes everything in it (``deletion-at-once``; at once with
+    ``real_bugs="correct"``); 409 while active sessions remain."""
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     with fake.store.lock:
@@ -104,21 +105,13 @@ async def delete(request: Request) -> Response:
                 f"Cannot delete workspace '{ws}': active session(s) remain. "
                 "Delete all sessions first.",
             )
-        for collection in fake.store.collections():
-            for key, row in fake.store.items(collection):
-                if _belongs_to(ws, collection, key, row):
-                    fake.store.delete(collection, key)
+        if fake.real_bugs == "reproduce":
+            fake.deriver.schedule_deletion(ws, None)
+        else:
+            delete_workspace_rows(fake.store, ws)
     return respond(
         request, {"message": "Workspace deletion accepted"}, status=202, schema="Accepted"
     )
-
-
-def _belongs_to(ws: str, collection: str, key: Any, row: Row) -> bool:
-    if collection == "workspaces":
-        return key == ws
-    if isinstance(key, tuple) and key and key[0] == ws:
-        return True
-    return isinstance(row, dict) and row.get("workspace_id") == ws
 
 
 async def search(request: Request) -> Response:

@@ -83,3 +83,69 @@ def test_the_cache_is_3_1s(clock: Clock) -> None:
         body = {"messages": [{"peer_id": "new.peer", "content": "hi"}]}
         assert client.post(f"{W2}/sessions/s1/messages", json=body).status_code == 500
         assert client.post(f"{W2}/sessions", json={"id": "s2"}).status_code == 201
+
+
+# -- deletion-at-once: the deriver deletes what DELETE accepted --------------------------
+
+W = "/v3/workspaces/w"
+
+
+def _session_with_a_message(client: httpx.Client) -> None:
+    body = {"messages": [{"peer_id": "alice", "content": "hello"}]}
+    assert client.post(f"{W}/sessions/s1/messages", json=body).status_code == 201
+
+
+def _listed(client: httpx.Client) -> int:
+    total: int = client.post(f"{W}/sessions/s1/messages/list").json()["total"]
+    return total
+
+
+def test_a_deleted_session_waits_for_a_manual_deriver() -> None:
+    with FakeHoncho(deriver="manual") as fake, _client(fake) as client:
+        _session_with_a_message(client)
+        fake.deriver.run_until_idle()
+        assert client.delete(f"{W}/sessions/s1").status_code == 202
+        assert _listed(client) == 1  # as a real server shows it before its deriver runs
+        assert client.get(f"{W}/sessions/s1/peers").json()["total"] == 1
+        [inactive] = client.post(f"{W}/peers/alice/sessions").json()["items"]
+        assert inactive["is_active"] is False
+        assert client.post(f"{W}/sessions/list").json()["total"] == 0
+        assert client.delete(f"{W}/sessions/s1").status_code == 404
+        assert client.post(f"{W}/sessions", json={"id": "s1"}).status_code == 404
+        status = client.get(f"{W}/queue/status").json()
+        assert status["pending_work_units"] == 0  # a deletion is no work unit of the status
+        fake.deriver.run_until_idle()
+        assert _listed(client) == 0
+        assert client.post(f"{W}/peers/alice/sessions").json()["total"] == 0
+        assert client.post(f"{W}/sessions", json={"id": "s1"}).status_code == 201
+
+
+def test_a_deleted_workspace_waits_for_a_manual_deriver() -> None:
+    with FakeHoncho(deriver="manual") as fake, _client(fake) as client:
+        _session_with_a_message(client)
+        assert client.delete(f"{W}/sessions/s1").status_code == 202
+        assert client.delete(W).status_code == 202
+        assert client.delete(W).status_code == 202  # again, until the deriver has run
+        assert client.post("/v3/workspaces/list", json={}).json()["total"] == 1
+        assert client.post(f"{W}/peers/list").json()["total"] == 1
+        fake.deriver.run_until_idle()
+        assert client.post("/v3/workspaces/list", json={}).json()["total"] == 0
+        assert client.delete(W).status_code == 404
+        assert not fake.deriver.queued() and not list(fake.store.rows("messages"))
+
+
+@pytest.mark.parametrize(
+    ("settings", "why"),
+    [
+        ({}, "the immediate deriver runs it before the 202"),
+        ({"deriver": "manual", "real_bugs": "correct"}, "corrected, whatever the deriver"),
+    ],
+)
+def test_deletion_at_once(settings: dict[str, str], why: str) -> None:
+    with FakeHoncho(**settings) as fake, _client(fake) as client:  # type: ignore[arg-type]
+        _session_with_a_message(client)
+        assert client.delete(f"{W}/sessions/s1").status_code == 202
+        assert _listed(client) == 0, why
+        assert client.delete(W).status_code == 202
+        assert client.delete(W).status_code == 404, why
+        assert client.post("/v3/workspaces/list", json={}).json()["total"] == 0
