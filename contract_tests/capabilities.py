@@ -19,7 +19,8 @@ class Capabilities:
     """Optional behaviour a ``MemoryManager`` under test claims to have.
 
     Every field is a plain ``bool``; the defaults describe a network backend
-    with recall and search but no fact CRUD.
+    with recall and search but no fact CRUD. A clause that is a design choice
+    rather than a host requirement (``ignores_missing_user``) is off by default.
     """
 
     remote: bool = True
@@ -44,11 +45,11 @@ class Capabilities:
     fact_crud: bool = False
     """``create_fact``, ``update_fact`` and ``delete_fact`` are implemented."""
 
-    ignores_missing_user: bool = True
+    ignores_missing_user: bool = False
     """Without a ``user_id`` (``None`` or ``""``) nothing is stored or sent and reads are
-    empty. A design choice, not a host requirement: DeerFlow's callers always pass a user
-    (``resolve_runtime_user_id`` falls back to ``DEFAULT_USER_ID``), and a backend with a
-    shared legacy bucket for ``None`` (DeerMem) declares ``False``."""
+    empty. A design choice, not a host requirement, so judged only when declared:
+    DeerFlow's callers always pass a user (``resolve_runtime_user_id`` falls back to
+    ``DEFAULT_USER_ID``), and DeerMem keeps a shared legacy bucket for ``None``."""
 
     def __post_init__(self) -> None:
         for field in fields(self):

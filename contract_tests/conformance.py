@@ -188,6 +188,8 @@ class BackendReport:
                 listed = f": {', '.join(clauses)}" if clauses else ""
                 out.append(f"  {name}: not declared{listed}")
                 continue
+            if not clauses:  # judged by a base clause (fact_crud), or by no test of this run
+                continue
             out.append(f"  {'base (every backend)' if name == 'base' else name + ' (declared)'}")
             for clause_name, entry in clauses.items():
                 shown = entry["outcome"] in ("fail", "skipped", "xfail") and entry.get("detail")

@@ -8,7 +8,8 @@
     def test_slow_reads(honcho_target, honcho_faults):
         honcho_faults.add("GET ** latency=200ms")
 
-A marker takes rules in ``fake_honcho.harness.faults.parse_rule``'s mini-syntax, ``FaultRule``
+A marker takes rules in the fault rule syntax (the Faults section of
+docs/testing-a-client.md: ``[METHOD] ROUTE ACTION [times=N]``), ``FaultRule``
 objects, or one rule's fields as keywords (``route="/v3/**", status=429``); a test
 with the marker gets the fixture without asking for it. Rules are tried closest
 marker first and removed after the test. Against a real server (``--honcho-url``)

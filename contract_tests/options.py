@@ -4,6 +4,10 @@
 installed in, so ``pytest --help`` lists the options and ``pytest --honcho-url URL``
 without the ``contract`` extra is one line naming the extra (from ``_entry``), not
 argparse's "unrecognized arguments". It imports nothing but pytest.
+
+An option's value is checked here, in ``pytest_configure``, not by argparse (``choices``,
+``type``): pytest prints a bad argparse value after its whole usage, a check here is one
+``ERROR:`` line naming the option and the values it takes.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add(
         "--honcho-embed-messages",
         default="on",
-        choices=("on", "off"),
+        metavar="on|off",
         help="Whether the in-process fake embeds messages, as Honcho's EMBED_MESSAGES "
         "(default: on, Honcho's default). Ignored with --honcho-url, whose setting is probed.",
     )
@@ -78,11 +82,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add(
         "--honcho-settle-timeout",
-        type=float,
         default=60.0,
         metavar="SECONDS",
         help="How long honcho_settle polls a real server's queue status (default: 60).",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each option's value, checked: one line naming what to give instead."""
+    embed = config.getoption("honcho_embed_messages")
+    if embed not in ("on", "off"):
+        raise pytest.UsageError(f"--honcho-embed-messages takes on or off, not {embed!r}")
+    timeout = config.getoption("honcho_settle_timeout")
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise pytest.UsageError(
+            f"--honcho-settle-timeout takes a number of seconds above 0, not {timeout!r}"
+        )
+    config.option.honcho_settle_timeout = seconds
 
 
 def _recording(group: pytest.OptionGroup) -> Callable[..., None]:

@@ -480,6 +480,26 @@ def _verdict(report: pytest.TestReport) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """A failed clause that a capability turns off says which, in its message."""
+    try:
+        return (yield)
+    except Exception as failure:
+        cls = getattr(item, "cls", None)
+        if cls is not None and getattr(cls, "__contract_suite__", False):
+            from contract_tests.conformance import clause_of
+
+            found = clause_of(cls, getattr(item, "originalname", item.name))
+            if found is not None and found.capability is not None:
+                failure.add_note(
+                    f"clause {found.name} is judged because {cls.__name__} declares "
+                    f"Capabilities({found.capability}=True); if the backend does not "
+                    f"promise it, declare {found.capability}=False"
+                )
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """A ``MemoryManagerContract`` test's decisive report carries its clause's result (a
     user property, so it reaches the xdist controller)."""

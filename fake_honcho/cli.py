@@ -6,9 +6,10 @@ file and exit 0. The first line on stdout is the server's base URL (with the rea
 port when ``--port 0`` asked the OS for one), printed once the socket is listening,
 so a script or a test can read where to connect; on stderr, a line then says where the
 API docs are and how to stop the server. uvicorn's logs go to stderr; the
-fake's own notices are plain ``fake-honcho: warning: ...`` lines there. Mistakes in
-the options are one-line argparse errors (exit 2); a state file or port that cannot
-be used is a one-line ``fake-honcho: error: ...`` (exit 1).
+fake's own notices are plain ``fake-honcho: warning: ...`` lines there. A mistake in
+the options is one line naming it (:class:`~fake_honcho.arguments.OneLineParser`, exit
+2); a state file or port that cannot be used is a one-line ``fake-honcho: error: ...``
+(exit 1).
 
 To add a serve option: add it in :func:`build_parser` and apply it in :func:`create_fake`.
 To add a subcommand: write ``def run(argv: Sequence[str]) -> int`` (its own argparse
@@ -23,8 +24,10 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from fake_honcho._version import version_line
+from fake_honcho.arguments import MAX_PORT, OneLineParser, embedder, port
 from fake_honcho.errors import REAL_BUGS
 from fake_honcho.fake import FakeHoncho
 from fake_honcho.harness.faults import FaultRule, parse_rule
@@ -56,12 +59,11 @@ API_KEY_ENV = "FAKE_HONCHO_API_KEY"
 JWT_SECRET_ENV = "FAKE_HONCHO_JWT_SECRET"
 DERIVER_MODES = ("background", "immediate", "manual", "gated")
 JOURNAL_LIMIT = 10_000  # a long-running server keeps only its recent requests
-MAX_PORT = 65535
 
 
 def build_parser() -> argparse.ArgumentParser:
     others = ", ".join(name for name in COMMANDS if name != "serve")
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Serve a fake Honcho v3 API (no Postgres, no LLM) for development and tests.",
         epilog=f"other commands: {others} (see '{PROG} COMMAND --help')" if others else None,
@@ -70,9 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
         "--port",
-        type=_port,
+        type=port,
         default=8000,
-        help=f"port to bind, 0..{MAX_PORT}; 0 picks a free one (%(default)s)",
+        help=f"port to bind, 0..{MAX_PORT}; 0 picks a free one (default: %(default)s)",
     )
     parser.add_argument(
         "--api-key",
@@ -93,8 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=IGNORED_MODES,
         default="warn",
         help="a request field this version silently drops (one a later version reads, "
-        "e.g. 'scope' before 3.1): warn (once per route and field, on stderr), error "
-        "(answer 422) or allow (%(default)s)",
+        "e.g. 'scope' before 3.1): warn (a notice on stderr, once per route and field), "
+        "error (answer 422) or allow (drop it without a word); default: %(default)s",
     )
     parser.add_argument(
         "--real-bugs",
@@ -102,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="reproduce",
         help="where the real server of this version is wrong (see docs/divergences.md: "
         "its unhandled 500s, deletions left to its deriver, ...): reproduce its answer or "
-        "correct it to what a fixed server sends (%(default)s)",
+        "correct it to what a fixed server sends (default: %(default)s)",
     )
     parser.add_argument(
         "--cors-origins",
@@ -112,13 +114,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated browser origins allowed, as Honcho's CORS_ORIGINS ('*' for "
         f"any; default: {','.join(DEFAULT_CORS_ORIGINS)})",
     )
-    parser.add_argument("--log-level", choices=tuple(LOG_LEVELS), default="info")
+    parser.add_argument(
+        "--log-level",
+        choices=tuple(LOG_LEVELS),
+        default="info",
+        help="how much is logged: info adds the start lines, uvicorn's line per request "
+        "and the notes on refused bodies to warnings and errors; debug and trace more "
+        "(default: %(default)s)",
+    )
     parser.add_argument(
         "--deriver",
         choices=DERIVER_MODES,
         default="background",
         help="when derived data (conclusions, summaries) is computed; manual: only when "
-        "POST /_fake/deriver/step or /drain asks (%(default)s)",
+        "POST /_fake/deriver/step or /drain asks (default: %(default)s)",
     )
     parser.add_argument(
         "--embed-messages",
@@ -132,10 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=EMBEDDING_MODES,
         default="immediate",
         help="when a new message's embedding is written: immediate (before the next "
-        "search), or held until POST /_fake/embeddings/release (%(default)s)",
+        "search), or held until POST /_fake/embeddings/release (default: %(default)s)",
     )
     parser.add_argument(
         "--embedder",
+        type=embedder,
         metavar="MODULE:CALLABLE",
         help="vectors from this function of a text (default: the hashed embedder "
         "fake-honcho-llm also serves)",
@@ -152,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=SHUTDOWN_GRACE_SECONDS,
         metavar="SECONDS",
         help="at SIGINT/SIGTERM, how long requests in flight may take to finish; later "
-        "ones are answered 503 (%(default)s)",
+        "ones are answered 503 (default: %(default)s)",
     )
     parser.add_argument(
         "--fault",
@@ -161,8 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=_fault_rule,
         metavar="RULE",
         help="inject a fault, e.g. 'POST /v3/workspaces/*/sessions/*/messages status=503 "
-        "times=2' (repeatable; syntax: fake_honcho.harness.faults.parse_rule; manage live rules "
-        "at /_fake/faults)",
+        "times=2' (repeatable). RULE is '[METHOD] ROUTE ACTION [times=N] [rate=R seed=S]', "
+        "ACTION one of status=NNN, latency=250ms, html, truncated, content_type, drop, "
+        "refuse (the Faults section of docs/testing-a-client.md); live rules: /_fake/faults",
     )
     return parser
 
@@ -174,18 +185,8 @@ def add_version_option(parser: argparse.ArgumentParser) -> None:
         type=version_argument,
         default=resolve_version(DEFAULT_VERSION),
         metavar="VERSION",
-        help=f"the Honcho server version to speak: {', '.join(VERSIONS)} (%(default)s)",
+        help=f"the Honcho server version to speak: {', '.join(VERSIONS)} (default: %(default)s)",
     )
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= MAX_PORT:
-        raise argparse.ArgumentTypeError(f"must be an integer 0..{MAX_PORT}, got {text!r}")
-    return port
 
 
 def _seconds(text: str) -> int:
@@ -269,12 +270,27 @@ def show_notices(level: str) -> None:
     root.propagate = False
 
 
+def _warning_as_notice(show: Callable[..., None]) -> Callable[..., None]:
+    """An :class:`IgnoredFieldWarning` as a ``fake-honcho: warning: ...`` notice line,
+    not a Python warning with its source line; any other warning as before."""
+
+    def show_warning(
+        message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any
+    ) -> None:
+        if issubclass(category, IgnoredFieldWarning):
+            logging.getLogger("fake_honcho.ignored").warning("%s", message)
+        else:
+            show(message, category, *args, **kwargs)
+
+    return show_warning
+
+
 def serve(argv: Sequence[str]) -> int:
     """``fake-honcho [serve] [OPTIONS]``: serve until SIGINT or SIGTERM."""
     args = build_parser().parse_args(argv)
     show_notices(args.log_level)
-    # The notice line (logger fake_honcho.ignored) says it; no second, Python-style line.
-    warnings.filterwarnings("ignore", category=IgnoredFieldWarning)
+    warnings.showwarning = _warning_as_notice(warnings.showwarning)
+    warnings.simplefilter("always", IgnoredFieldWarning)  # the fake says each once already
     # The socket first: a start that cannot listen must not create the state file.
     try:
         sock = bind(args.host, args.port)
@@ -290,22 +306,30 @@ def serve(argv: Sequence[str]) -> int:
                 fake.server_app, log_level=args.log_level, shutdown_grace=args.shutdown_grace
             )
             url = url_of(sock)
-            run_until_signalled(server, sock, lambda: introduce(url, fake.version.name))
+            run_until_signalled(server, sock, lambda: introduce(url, fake))
     return 0
 
 
-def introduce(url: str, version: str) -> None:
+def introduce(url: str, fake: FakeHoncho) -> None:
     """The URL on stdout (for scripts), then, on stderr at ``--log-level info`` and below,
-    what serves there and how to use it."""
+    what serves there and how to use it: the state file it loaded, the fault rules on."""
     print(url, flush=True)
-    logging.getLogger("fake_honcho.cli").info(
+    log = logging.getLogger("fake_honcho.cli")
+    log.info(
         "serving Honcho %s at %s; API docs at %s/docs (OpenAPI at %s/openapi.json); "
         "Ctrl+C or SIGTERM stops it",
-        version,
+        fake.version.name,
         url,
         url,
         url,
     )
+    if fake.state_file is not None:
+        rows = sum(fake.store.count(name) for name in fake.store.collections())
+        loaded = f"{rows} row{'' if rows == 1 else 's'} loaded" if rows else "empty, starting fresh"
+        log.info("state file %s: %s", fake.state_file.path, loaded)
+    faults = [fault.describe() for fault in fake.faults]
+    if faults:
+        log.info("fault rules on: %s (GET /_fake/faults lists them live)", "; ".join(faults))
 
 
 def compare(argv: Sequence[str]) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -14,6 +16,7 @@ from .config import HonchoConfig
 __all__ = ["HonchoClient", "HonchoRequestError"]
 
 _DETAIL_CHARS = 200
+logger = logging.getLogger("honcho_backend")
 
 
 class HonchoRequestError(RuntimeError):
@@ -96,6 +99,9 @@ class HonchoClient:
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
         self._secret = config.api_key
+        self._server = config.server
+        self._unreachable = False  # in a streak of failed connections (logged once)
+        self._streak_lock = threading.Lock()
         self._http = httpx.Client(
             base_url=config.base_url,
             headers=headers,
@@ -228,18 +234,38 @@ class HonchoClient:
         self, method: str, path: str, body: bytes | None, params: Mapping[str, str] | None
     ) -> httpx.Response:
         try:
-            return self._http.request(method, path, content=body, params=params)
+            response = self._http.request(method, path, content=body, params=params)
         except httpx.ConnectError:
             pass  # refused or unresolvable: the request never left, so one retry is safe
         except httpx.HTTPError as exc:
             raise self._transport_error(method, path, exc) from None
+        else:
+            self._connected(True)
+            return response
         try:
-            return self._http.request(method, path, content=body, params=params)
+            response = self._http.request(method, path, content=body, params=params)
         except httpx.HTTPError as exc:
             raise self._transport_error(method, path, exc) from None
+        self._connected(True)
+        return response
+
+    def _connected(self, connected: bool) -> None:
+        """Log the first failed connection of a streak, naming the server and where its URL
+        came from; the requests that fail after it say only what failed."""
+        with self._streak_lock:
+            first_failure = not connected and not self._unreachable
+            self._unreachable = not connected
+        if first_failure:
+            logger.warning(
+                "Honcho backend: cannot connect to Honcho at %s; start it there, or point "
+                "base_url at it (said once until a request gets through)",
+                self._server,
+            )
 
     def _transport_error(self, method: str, path: str, exc: Exception) -> HonchoRequestError:
         reached = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+        if not reached:
+            self._connected(False)
         reason = f"{type(exc).__name__}: {self._detail(str(exc))}"
         return HonchoRequestError.for_request(method, path, None, reason, reached_server=reached)
 

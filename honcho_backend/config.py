@@ -66,6 +66,7 @@ _KNOWN_KEYS = frozenset(
     }
 )
 _POLICY_KEYS = frozenset({"read"})
+DEFAULT_BASE_URL = "http://localhost:8000"  # DeerFlow's own backend's default
 _READ_POLICIES = ("fail_open", "fail_closed")
 
 
@@ -95,7 +96,7 @@ def session_id_for(thread_id: Any) -> str:
 class HonchoConfig:
     """Validated settings of one backend instance (see ``from_backend_config``)."""
 
-    base_url: str = "http://localhost:8000"
+    base_url: str = DEFAULT_BASE_URL
     api_key: str | None = field(default=None, repr=False)
     workspace_prefix: str = "deerflow-u-"
     workspace_overrides: dict[str, str] = field(default_factory=dict)
@@ -109,8 +110,13 @@ class HonchoConfig:
     read_fail_closed: bool = False
     storage_path: str = ""
     thread_cache_size: int = 1024
+    base_url_key: str = field(default="", compare=False)
+    """Where ``base_url`` came from, for messages: ``"base_url"`` (the config key), or
+    ``""`` when it is the default (``from_backend_config`` without the key)."""
 
     def __post_init__(self) -> None:
+        if not self.base_url_key and self.base_url != DEFAULT_BASE_URL:
+            object.__setattr__(self, "base_url_key", "base_url")
         base_url = self.base_url.rstrip("/")
         if not re.match(r"^https?://[^/\s]+", base_url):
             raise ValueError(
@@ -153,6 +159,18 @@ class HonchoConfig:
                 _check_honcho_id(f"{map_key}[{user!r}]", value)
 
     @property
+    def server(self) -> str:
+        """The server as messages name it: scheme, host and port (never a user or
+        password), and where it came from (the ``base_url`` key, or the default)."""
+        parts = urlsplit(self.base_url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        host = parts.hostname or ""
+        host = f"[{host}]" if ":" in host else host
+        url = f"{parts.scheme}://{host}:{port}{parts.path}"
+        origin = "from base_url" if self.base_url_key else "the default: base_url is not set"
+        return f"{url} ({origin})"
+
+    @property
     def effective_message_char_limit(self) -> int:
         """``message_char_limit``, never above what Honcho accepts."""
         return min(self.message_char_limit, HONCHO_MAX_MESSAGE_CHARS)
@@ -184,6 +202,7 @@ class HonchoConfig:
         defaults = cls()
         return cls(
             base_url=_parse_str(cfg, "base_url", defaults.base_url),
+            base_url_key="base_url" if "base_url" in cfg else "",
             api_key=_parse_api_key(cfg),
             workspace_prefix=_parse_str(cfg, "workspace_prefix", defaults.workspace_prefix),
             workspace_overrides=_parse_override_map(cfg, "workspace_overrides"),

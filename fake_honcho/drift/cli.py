@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from fake_honcho.arguments import OneLineParser
 from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.exchange import run_script, workspace_names
 from fake_honcho.drift.probe import probe_embeds, probe_server
@@ -37,7 +38,7 @@ API_KEY_ENV = "HONCHO_API_KEY"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fake-honcho compare",
         description="Send the scripted exchanges to a Honcho server and to the fake; "
         "print every exchange whose answers differ.",
@@ -66,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the version the fake speaks, and the scripts it implies: {', '.join(VERSIONS)} "
         "(default: the version the server is probed to serve)",
     )
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (30)")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=30.0, help="seconds per request (default: 30)"
+    )
     return parser
 
 
@@ -135,6 +138,16 @@ def _report(
         file=out,
     )
     return 1 if undeclared else 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return seconds
 
 
 def _without_credentials(url: str) -> str:

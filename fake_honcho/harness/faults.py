@@ -46,7 +46,7 @@ DEFAULT_WRONG_CONTENT_TYPE = "text/plain; charset=utf-8"
 DEFAULT_RETRY_AFTER = 1.0
 
 MAINTENANCE_PAGE = b"""<!DOCTYPE html>
-<html><head><title>Down for maintenance</title></head>
+<html><head><title>Down for maintenance</title><link rel="icon" href="data:,"></head>
 <body><h1>We'll be back soon</h1><p>Honcho is down for scheduled maintenance.</p></body>
 </html>
 """

@@ -8,6 +8,7 @@ response schema first.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fake_honcho.errors import Loc, UnhandledError, missing_body
+from fake_honcho.errors import Loc, RequestValidationError, UnhandledError, missing_body
 from fake_honcho.http.http_rules import BODY_SCOPE_KEY, JSON_SCOPE_KEY, decode_json, is_json
 from fake_honcho.http.ignored import check_body
 from fake_honcho.http.request_models import RawBody, request_error, scalar
@@ -27,6 +28,8 @@ from fake_honcho.store.sanitize import strip_nul as strip_nul  # for handlers
 
 if TYPE_CHECKING:
     from fake_honcho.http.protocol import Server
+
+logger = logging.getLogger("fake_honcho.http")
 
 
 def fake_of(request: Request) -> Server:
@@ -89,7 +92,11 @@ async def read_body(
         # FastAPI validates the bytes themselves: a model, map or list refuses them with one
         # item at loc ["body"], the text as its input
         fake = fake_of(request)
-        return fake.schemas.check_request(schema, body.text(fake))
+        try:
+            return fake.schemas.check_request(schema, body.text(fake))
+        except RequestValidationError:
+            _explain_not_json(request)
+            raise
     if body is None:
         # FastAPI reads a JSON `null` body as no body at all.
         if required:
@@ -102,6 +109,19 @@ async def read_body(
         check_body(request, fake, schema, body, successor)
         return checked
     return body
+
+
+def _explain_not_json(request: Request) -> None:
+    """Why a real server's 422 refused the body, for the served fake's log (info: the
+    answer itself stays the server's, and an in-process fake says nothing)."""
+    sent = request.headers.get("content-type")
+    logger.info(
+        "%s %s: 422 because the body was not read as JSON (%s); send the header "
+        "Content-Type: application/json",
+        request.method,
+        request.url.path,
+        f"it came as Content-Type: {sent}" if sent else "it came without a Content-Type",
+    )
 
 
 QUERY_SCOPE_KEY = "fake_honcho.query"

@@ -12,14 +12,14 @@ drops that a later version reads, and says so:
 
 Each request's dropped fields are journaled (``JournalEntry.ignored``); what the client
 gets is ``FakeHoncho(ignored_fields=...)``: ``"warn"`` (the default: the answer a real
-server gives, plus one :class:`IgnoredFieldWarning` and one log line per route and
-field), ``"error"`` (a 422 naming each field) or ``"allow"`` (journaled only).
+server gives, plus one :class:`IgnoredFieldWarning` per route and field, and nothing
+else, so a test that catches it prints nothing; ``fake-honcho`` shows it as a notice
+line), ``"error"`` (a 422 naming each field) or ``"allow"`` (journaled only).
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -46,8 +46,6 @@ __all__ = [
 
 IgnoredFieldsMode = Literal["warn", "error", "allow"]
 MODES: tuple[str, ...] = get_args(IgnoredFieldsMode)
-
-logger = logging.getLogger("fake_honcho.ignored")
 
 
 class Guarded(Protocol):
@@ -253,7 +251,6 @@ def _report(request: Request, fake: Guarded, found: list[IgnoredField]) -> None:
         if fake.warned_once((method, route, str(field))):
             message = field.explain(fake.version, method, route)
             warnings.warn(message, IgnoredFieldWarning, stacklevel=2)
-            logger.warning(message)
 
 
 def _route_of(request: Request) -> str:

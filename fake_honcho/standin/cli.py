@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from fake_honcho._version import version_line
+from fake_honcho.arguments import OneLineParser, embedder, port
 from fake_honcho.http.server import (
     LOG_LEVELS,
     bind,
@@ -28,7 +29,7 @@ PROG = "fake-honcho-llm"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Serve a deterministic, offline OpenAI-compatible LLM that lets a real "
         "Honcho derive (conclusions, summaries, dreams, chat) without keys.",
@@ -36,14 +37,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_line(PROG))
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (%(default)s)")
     parser.add_argument(
-        "--port", type=int, default=8100, help="port to bind; 0 picks a free one (%(default)s)"
+        "--port",
+        type=port,
+        default=8100,
+        help="port to bind; 0 picks a free one (default: %(default)s)",
     )
     parser.add_argument(
         "--log-file", metavar="PATH", help="append every request and reply as a JSON line"
     )
-    parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning")
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
+        help="what uvicorn logs on stderr: info adds one line per request (default: %(default)s)",
+    )
     parser.add_argument(
         "--embedder",
+        type=embedder,
         metavar="MODULE:CALLABLE",
         help="vectors from this function of a text (default: the fake's own hashed "
         "embedder, so a real Honcho ranks exactly as the fake does)",
@@ -57,8 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         standin = StandIn(log_file=args.log_file, embedder=args.embedder)
     except OSError as problem:
         return _error(f"cannot open {args.log_file}: {problem}")
-    except (ImportError, AttributeError, ValueError, TypeError) as problem:
-        return _error(f"--embedder {args.embedder}: {problem}")
     try:
         sock = bind(args.host, args.port)
     except OSError as problem:

@@ -195,6 +195,53 @@ def test_refused_twice_is_an_error_that_never_reached_the_server() -> None:
     assert info.value.status is None and info.value.reached_server is False
 
 
+def _refusing(up: list[bool]) -> Handler:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if not up[0]:
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        return httpx.Response(200, json={})
+
+    return handler
+
+
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ({}, "http://localhost:8000 (the default: base_url is not set)"),
+        (
+            {"base_url": "https://user:pw@honcho.example/api", "api_key": "sk-secret-123"},
+            "https://honcho.example:443/api (from base_url)",
+        ),
+        ({"base_url": "http://[::1]:8123"}, "http://[::1]:8123 (from base_url)"),
+    ],
+)
+def test_a_refused_connection_names_the_server_once_per_streak(
+    config: dict[str, Any], named: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    up = [False]
+    client = HonchoClient(
+        HonchoConfig.from_backend_config(config), transport=httpx.MockTransport(_refusing(up))
+    )
+
+    def streak() -> list[str]:
+        caplog.clear()
+        for _ in range(3):
+            with pytest.raises(HonchoRequestError):
+                client.health()
+        return [record.getMessage() for record in caplog.records]
+
+    assert streak() == [
+        f"Honcho backend: cannot connect to Honcho at {named}; start it there, or point "
+        "base_url at it (said once until a request gets through)"
+    ]
+    assert streak() == []  # the same streak: said once
+    up[0] = True
+    client.health()
+    up[0] = False
+    (again,) = streak()  # a new streak after a request got through
+    assert named in again and "sk-secret" not in again and "pw" not in again
+
+
 @pytest.mark.parametrize(
     "exc",
     [httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("reset"), httpx.WriteError("broken")],

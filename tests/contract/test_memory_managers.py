@@ -10,7 +10,7 @@ from contract_tests.examples.honcho import honcho_manager_factory
 
 
 class TestHonchoMemoryManager(MemoryManagerContract):
-    capabilities = Capabilities()
+    capabilities = Capabilities(ignores_missing_user=True)
 
     @pytest.fixture
     def memory_manager_factory(self) -> ManagerFactory:
@@ -18,7 +18,9 @@ class TestHonchoMemoryManager(MemoryManagerContract):
 
 
 class TestInMemoryMemoryManager(MemoryManagerContract):
-    capabilities = Capabilities(remote=False, read_policy=False, fact_crud=True)
+    capabilities = Capabilities(
+        remote=False, read_policy=False, fact_crud=True, ignores_missing_user=True
+    )
 
     @pytest.fixture
     def memory_manager_factory(self) -> ManagerFactory:
@@ -28,7 +30,9 @@ class TestInMemoryMemoryManager(MemoryManagerContract):
 
 
 class TestNoopMemoryManager(MemoryManagerContract):
-    capabilities = Capabilities(remote=False, recall=False, search=False, read_policy=False)
+    capabilities = Capabilities(
+        remote=False, recall=False, search=False, read_policy=False, ignores_missing_user=True
+    )
 
     @pytest.fixture
     def memory_manager_factory(self) -> ManagerFactory:

@@ -238,16 +238,15 @@ def test_kill_9_and_restart_keep_every_acknowledged_write(tmp_path: Path) -> Non
         (["--shutdown-grace", "-2"], "argument --shutdown-grace: must be a whole number"),
     ],
 )
-def test_argument_errors_are_argparse_errors(
+def test_argument_errors_are_one_line(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
         main(args)
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("usage: fake-honcho ")
-    assert err.splitlines()[-1].startswith(f"fake-honcho: error: {message}")
-    assert "Traceback" not in err
+    assert err.startswith(f"fake-honcho: error: {message}") and err.count("\n") == 1
+    assert err.endswith(" ('fake-honcho --help' lists the options)\n")
 
 
 def test_a_file_that_is_not_a_state_file_refuses_start_up_and_stays_byte_identical(
@@ -346,3 +345,51 @@ def test_real_bugs_and_cors_origins_reach_the_fake() -> None:
             "http://127.0.0.1:8000",
             "https://api.honcho.dev",
         )
+
+
+def test_a_body_not_sent_as_json_gets_the_real_422_and_one_log_line_saying_why() -> None:
+    with running("--port", "0") as (url, process):
+        answer = httpx.post(f"{url}/v3/workspaces", content=b'{"id": "a"}')  # no content type
+        typed = httpx.post(
+            f"{url}/v3/workspaces", content=b'{"id": "a"}', headers={"content-type": "text/plain"}
+        )
+        _, output = stop(process)
+    assert answer.status_code == typed.status_code == 422
+    assert answer.json()["detail"][0]["loc"] == ["body"]  # the real server's answer, as is
+    said = [line for line in output.splitlines() if "not read as JSON" in line]
+    assert said == [
+        "fake-honcho: info: POST /v3/workspaces: 422 because the body was not read as JSON "
+        f"({came}); send the header Content-Type: application/json"
+        for came in ("it came without a Content-Type", "it came as Content-Type: text/plain")
+    ]
+
+
+def test_an_ignored_field_is_one_notice_line_on_the_served_fake() -> None:
+    with running("--port", "0", "--honcho-version", "3.0.12") as (url, process):
+        for _ in range(2):
+            httpx.post(
+                f"{url}/v3/workspaces/w/peers/alice/chat", json={"query": "tea?", "scope": "work"}
+            )
+        _, output = stop(process)
+    said = [line for line in output.splitlines() if "ignores the field" in line]
+    assert len(said) == 1 and said[0].startswith(
+        "fake-honcho: warning: Honcho 3.0.12 ignores the field `scope` on POST "
+    )
+    assert "IgnoredFieldWarning" not in output and "warnings.warn" not in output
+
+
+def test_the_banner_names_the_state_file_and_the_fault_rules(tmp_path: Path) -> None:
+    state = tmp_path / "honcho.jsonl"
+    rule = "POST /v3/** status=503 times=2"
+    with running("--port", "0", "--state-file", str(state)) as (url, process):
+        httpx.post(f"{url}/v3/workspaces", json={"id": "kept"})
+        _, first = stop(process)
+    with running("--port", "0", "--state-file", str(state), "--fault", rule) as (url, process):
+        _, second = stop(process)
+    assert f"fake-honcho: info: state file {state}: empty, starting fresh" in first.splitlines()
+    lines = second.splitlines()
+    assert f"fake-honcho: info: state file {state}: 1 row loaded" in lines
+    assert (
+        f"fake-honcho: info: fault rules on: f1: {rule} (GET /_fake/faults lists them live)"
+        in lines
+    )

@@ -339,7 +339,7 @@ class BareDocumentManager(NoopMemoryManager):
 
 class UserRequiredManager(InMemoryMemoryManager):
     """Refuses a read without a user, as DeerMem's ``get_context("")`` does: DeerFlow's
-    callers always pass one, so with ``ignores_missing_user=False`` it is no failure."""
+    callers always pass one, so unless ``ignores_missing_user`` is declared it is no failure."""
 
     def get_context(
         self, user_id: str | None, *, agent_name: str | None = None, thread_id: str | None = None
@@ -439,8 +439,6 @@ FALSE_ALARMS: dict[str, Mutant] = {
     "refuses_an_empty_user": Mutant(
         lambda ctx: UserRequiredManager.from_config(_cap(ctx)),
         "",
-        capabilities=Capabilities(
-            remote=False, read_policy=False, fact_crud=True, ignores_missing_user=False
-        ),
+        capabilities=LOCAL,
     ),
 }

@@ -68,7 +68,7 @@ class DeerFlowContract(MemoryManagerContract):
 
 
 class TestHoncho(DeerFlowContract):
-    capabilities = Capabilities()
+    capabilities = Capabilities(ignores_missing_user=True)
 
     @pytest.fixture
     def memory_manager_factory(self):
@@ -76,7 +76,7 @@ class TestHoncho(DeerFlowContract):
 
 
 class TestHonchoTransportForgotten(DeerFlowContract):
-    capabilities = Capabilities()
+    capabilities = Capabilities(ignores_missing_user=True)
 
     @pytest.fixture
     def memory_manager_factory(self):
@@ -87,7 +87,12 @@ class TestHonchoTransportForgotten(DeerFlowContract):
 
 class TestNoop(DeerFlowContract):
     capabilities = Capabilities(
-        remote=False, recall=False, search=False, context_cap=False, read_policy=False
+        remote=False,
+        recall=False,
+        search=False,
+        context_cap=False,
+        read_policy=False,
+        ignores_missing_user=True,
     )
 
     @pytest.fixture
@@ -98,8 +103,7 @@ class TestNoop(DeerFlowContract):
 class TestDeerMem(DeerFlowContract):
     # recall and search come from its LLM extraction, which needs a model: none here
     capabilities = Capabilities(
-        remote=False, recall=False, search=False, read_policy=False, fact_crud=True,
-        ignores_missing_user=False,
+        remote=False, recall=False, search=False, read_policy=False, fact_crud=True
     )
 
     @pytest.fixture

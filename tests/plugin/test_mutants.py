@@ -183,3 +183,52 @@ def test_conformance_report_is_whole_under_xdist(
         "test_conf.py::TestResends": ("base", ["no_resend"]),
         "test_conf.py::TestNoTransport": ("none", ["canary"]),
     }, result.stdout.str()[-3000:]
+
+
+DESIGN_CHOICE = """
+import pytest
+from contract_tests import Capabilities, MemoryManagerContract
+from broken_backends import UserRequiredManager
+
+
+class Base(MemoryManagerContract):
+    @pytest.fixture
+    def memory_manager_factory(self):
+        return lambda ctx: UserRequiredManager.from_config({})
+
+
+class TestUndeclared(Base):
+    capabilities = Capabilities(remote=False, read_policy=False, fact_crud=True)
+
+
+class TestDeclared(Base):
+    capabilities = Capabilities(
+        remote=False, read_policy=False, fact_crud=True, ignores_missing_user=True
+    )
+"""
+
+
+def test_a_design_choice_is_judged_only_when_declared_and_its_failure_names_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """``missing_user`` (a backend that refuses ``get_context("")``, as DeerMem does) is not
+    judged by default; declared, it fails, and the failure says which capability to turn
+    off. No capability heading is printed without a clause under it."""
+    pytester.syspathinsert(Path(__file__).parent)
+    pytester.makepyfile(test_choice=DESIGN_CHOICE)
+    result = pytester.runpytest_inprocess(*NO_SNAPSHOTS, "-k", "missing_user or fact_crud")
+    result.assert_outcomes(passed=3, failed=1, skipped=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*ValueError: user_id must be a non-empty string",
+            "*clause missing_user is judged because TestDeclared declares "
+            "Capabilities(ignores_missing_user=True); if the backend does not promise it, "
+            "declare ignores_missing_user=False",
+            "test_choice.py::TestUndeclared: level full",
+            "  ignores_missing_user: not declared: missing_user",
+            "test_choice.py::TestDeclared: level base, 1 failed",
+            "  ignores_missing_user (declared)",
+            "    FAIL        missing_user: ValueError: user_id must be a non-empty string",
+        ]
+    )
+    assert "fact_crud (declared)" not in result.stdout.str()  # no heading without a clause

@@ -8,6 +8,8 @@ fence (invisible on GitHub)::
                                          (any language: a test, an env file...)
     <!-- readme-test: serve -->          start it in the background (a server)
     <!-- readme-test: workflow -->       a GitHub Actions workflow: run its steps' ``run:``
+    <!-- readme-test: output -->         a ```text block: what the block before it printed
+    <!-- readme-test: output server -->  a ```text block: what the section's last server logged
     <!-- readme-test: run needs hermes --> only where the thing is present (see NEEDS)
     <!-- readme-test: skip: REASON -->   do not run it (the documentation itself uses none)
 
@@ -17,6 +19,12 @@ blocks of one section share one namespace, so a block may use names an earlier o
 defined. Shell blocks (```bash, ```sh, ```console) run under ``bash -euo pipefail`` and
 need a directive; ```yaml, ```json and ```toml blocks are parsed; ```text blocks are
 output or diagrams and are not run; any other language needs a directive.
+
+An ``output`` block states what the runnable block before it prints (stdout and stderr,
+as one stream; a Python block's stdout): each of its non-blank lines must be a line of
+that output, in the same order, other lines may come between, and ``...`` inside a line
+stands for any text. ``output server`` holds the section's last served process's output
+(waiting for it up to ``SERVE_TIMEOUT``) to the same rule.
 
 ``needs NAME`` (after the action, before ``in checkout``) says a block needs something a
 user may not have: DeerFlow, the Hermes agent or a real Honcho server (:data:`NEEDS`).
@@ -38,6 +46,7 @@ none of the hypothesis, schemathesis or anyio plugins.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import queue
@@ -47,9 +56,10 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 from collections.abc import Callable, Iterator
-from contextlib import chdir, contextmanager, suppress
+from contextlib import chdir, contextmanager, redirect_stdout, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,8 +138,8 @@ class Block:
     lang: str
     code: str
     action: str
-    """``run``, ``skip``, ``file``, ``serve``, ``workflow``, ``parse``, ``show``, or
-    ``invalid`` (no usable directive)."""
+    """``run``, ``skip``, ``file``, ``serve``, ``workflow``, ``parse``, ``show``, ``output``,
+    or ``invalid`` (no usable directive)."""
     argument: str = ""
     """The reason of ``skip``, the path of ``file``, the problem of ``invalid``."""
     in_checkout: bool = False
@@ -180,6 +190,8 @@ def _plan(lang: str, spec: str | None, where: str) -> tuple[str, str, bool, tupl
         return "run", "", in_checkout, needs
     if words == ["serve"] and lang in SHELLS:
         return "serve", "", in_checkout, needs
+    if words[:1] == ["output"] and words[1:] in ([], ["server"]) and lang in SHOWN:
+        return "output", " ".join(words[1:]), in_checkout, needs
     if words == ["workflow"] and lang in ("yaml", "yml"):
         return "workflow", "", in_checkout, needs
     if len(words) == 2 and words[0] == "file" and not Path(words[1]).is_absolute():
@@ -289,6 +301,8 @@ class SectionRun:
     rewrites: dict[str, str] = field(default_factory=dict)
     groups: list[int] = field(default_factory=list)
     """Process groups of shell blocks, for what they left running in the background."""
+    printed: str = ""
+    """What the last run block printed (its stdout and stderr), for an ``output`` block."""
 
     def code(self, block: Block) -> str:
         code = block.code
@@ -313,10 +327,30 @@ class SectionRun:
         elif block.action == "workflow":
             self.workflow(block)
         elif block.action == "run" and block.lang == "python":
-            with chdir(self.cwd(block)):
+            shown = io.StringIO()
+            with chdir(self.cwd(block)), redirect_stdout(shown):
                 exec(compile(self.code(block), block.where, "exec"), self.namespace)
+            self.printed = shown.getvalue()
         elif block.action == "run":
-            self.shell(block, self.code(block))
+            self.printed = self.shell(block, self.code(block))
+        elif block.action == "output":
+            self.expect(block)
+
+    def expect(self, block: Block) -> None:
+        """The ``output`` block's lines are lines of what was printed, in order."""
+        wanted = [line.strip() for line in block.code.splitlines() if line.strip()]
+        deadline = time.monotonic() + (SERVE_TIMEOUT if block.argument else 0)
+        while True:
+            printed = "".join(self.servers[-1].output) if block.argument else self.printed
+            missing = unmatched(wanted, printed)
+            if missing is None:
+                return
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"{block.where}: the block before it never printed {missing!r} "
+                    f"(after the lines before it); it printed:\n{printed[-6000:]}"
+                )
+            time.sleep(0.2)
 
     def block_env(self, block: Block) -> dict[str, str]:
         """The section's environment plus what the block's needs pass through."""
@@ -334,28 +368,29 @@ class SectionRun:
                 env["PYTHONPATH"] = os.pathsep.join(part for part in path if part)
         return env
 
-    def shell(self, block: Block, code: str, env: dict[str, str] | None = None) -> None:
-        """Run ``code``; what it leaves running in the background stops with the section."""
+    def shell(self, block: Block, code: str, env: dict[str, str] | None = None) -> str:
+        """Run ``code`` and return what it printed (stdout and stderr as one stream); what it
+        leaves running in the background stops with the section."""
         process = subprocess.Popen(
             ["bash", "-euo", "pipefail", "-c", code],
             cwd=self.cwd(block),
             env=env if env is not None else self.block_env(block),
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
         )
         self.groups.append(process.pid)
         try:
-            stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
+            output, _ = process.communicate(timeout=BLOCK_TIMEOUT)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
+            output, _ = process.communicate()
         if process.returncode != 0:
             raise AssertionError(
-                f"{block.where} exited {process.returncode}\n--- stdout\n{stdout[-6000:]}"
-                f"\n--- stderr\n{stderr[-3000:]}"
+                f"{block.where} exited {process.returncode}\n--- output\n{output[-9000:]}"
             )
+        return output
 
     def workflow(self, block: Block) -> None:
         """Each job's steps in order, as a GitHub runner would run their ``run:`` scripts."""
@@ -428,6 +463,17 @@ class SectionRun:
             except subprocess.TimeoutExpired:
                 os.killpg(server.process.pid, signal.SIGKILL)
                 server.process.wait()
+
+
+def unmatched(wanted: list[str], printed: str) -> str | None:
+    """The first of ``wanted`` not found among ``printed``'s lines after the lines the ones
+    before it matched (``...`` in a wanted line: any text); None when all are there."""
+    lines = iter(line.strip() for line in printed.splitlines())
+    for want in wanted:
+        pattern = re.compile(".*".join(re.escape(part) for part in want.split("...")))
+        if not any(pattern.fullmatch(line) for line in lines):
+            return want
+    return None
 
 
 def _write_script(path: Path, text: str) -> None:

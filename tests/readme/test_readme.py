@@ -197,8 +197,11 @@ class TestDirectives:
         assert "cannot use directive 'serve' on a python" in self.problem(text)
 
     def test_a_served_port_is_rewritten_in_later_blocks(self, tmp_path: Path) -> None:
+        """... and an ``output server`` block waits for the server's lines."""
         text = (
             "## S\n<!-- readme-test: serve -->\n```bash\nfake-honcho --port 8000\n```\n"
+            "<!-- readme-test: output server -->\n```text\nfake-honcho: info: serving Honcho "
+            "... at http://127.0.0.1:...; API docs at .../docs ...\n```\n"
             "<!-- readme-test: run -->\n"
             "```bash\ncurl -sf localhost:8000/health > health.json\n```\n"
         )
@@ -245,3 +248,25 @@ class TestDirectives:
         )
         run_section(parse(text), tmp_path, os.environ.get("PYTHONPATH"))
         assert (tmp_path / "work" / "v.txt").read_text().startswith("fake-honcho (honcho-contract")
+
+    def test_an_output_block_holds_the_block_before_it_to_what_it_printed(
+        self, tmp_path: Path
+    ) -> None:
+        shell = (
+            "## O\n<!-- readme-test: run -->\n```bash\necho one; echo two >&2; echo three\n```\n"
+        )
+        python = "## P\n```python\nprint('printed 2 lines')\n```\n"
+
+        def run(code: str, stated: str) -> None:
+            where = tmp_path / str(len(list(tmp_path.iterdir())))
+            where.mkdir()
+            said = f"<!-- readme-test: output -->\n```text\n{stated}\n```\n"
+            run_section(parse(code + said), where, os.environ.get("PYTHONPATH"))
+
+        run(shell, "one\n...\nth...e")
+        run(shell, "two")  # stderr too
+        run(python, "printed ... lines")
+        with pytest.raises(AssertionError, match="never printed 'four'"):
+            run(shell, "one\nfour")
+        with pytest.raises(AssertionError, match="never printed 'one'"):
+            run(shell, "three\none")  # in order

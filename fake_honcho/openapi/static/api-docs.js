@@ -188,7 +188,10 @@ function renderDocument(doc, options) {
       `${schemas[name].description ? `<p>${escapeHtml(schemas[name].description)}</p>` : ""}` +
       `${propertiesTable(schemas[name])}</section>`
   );
-  const key = opts.tryIt ? '<label class="key">Bearer key <input id="api-key" type="password"></label>' : "";
+  // in a form of its own: a browser warns about a password field outside any form
+  const key = opts.tryIt
+    ? '<form class="key"><label>Bearer key <input id="api-key" type="password" autocomplete="off"></label></form>'
+    : "";
   return (
     `<header><h1>${escapeHtml(info.title || "API")} <small>${escapeHtml(info.version || "")}</small></h1>` +
     `<p>${escapeHtml(info.description || "")}</p>` +
@@ -249,7 +252,9 @@ async function mountApiDocs(root, options) {
   }
   root.addEventListener("submit", (event) => {
     event.preventDefault();
-    sendTry(event.target, root);
+    if (event.target.classList.contains("try")) {
+      sendTry(event.target, root);
+    }
   });
 }
 
