@@ -467,8 +467,9 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         evidence=(
             "measured on main ddbb90e + #931 and + #952 with the default cache TTL "
-            "(tests/fidelity/exchanges/3.1/peer_names_422.json; the shared servers here run "
-            "with CACHE_DEFAULT_TTL_SECONDS=1, where the entry is gone after a second); "
+            "(tests/fidelity/exchanges/3.1/peer_names_422.json, the other routes in "
+            "tests/fake/test_real_bugs.py; the shared servers here run with "
+            "CACHE_DEFAULT_TTL_SECONDS=1, where the entry is gone after a second); "
             "src/crud/workspace.py get_or_create_workspace warms the workspace cache for a "
             "row whose transaction the peer-name check then rolls back"
         ),

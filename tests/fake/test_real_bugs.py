@@ -66,6 +66,37 @@ def test_a_refused_write_leaves_its_workspace_cached_for_300_seconds(
     assert client.post("/v3/workspaces/list", json={}).json()["total"] == 1
 
 
+#: (method, path under the cached workspace, body, status, detail or None): what each route
+#: answered there, measured on main ddbb90e + #931 run with the default cache TTL (300 s)
+CACHED_ONLY = [
+    ("POST", "/peers", {"id": "p"}, 409, "Unable to create or get peers: ['p']"),
+    ("PUT", "/peers/p", {}, 409, "Unable to create or get peers: ['p']"),
+    ("POST", "/peers/alice/chat", {"query": "hi"}, 409, "Unable to create or get peers: ['alice']"),
+    ("PUT", "/sessions/s3", {"metadata": {}}, 409, "Unable to create or get session: s3"),
+    ("POST", "/sessions/s1/peers", {"alice": {}}, 409, "Unable to create or get session: s1"),
+    ("POST", "/scopes", {"id": "work"}, 409, "Unable to create or get scopes: ['scope.work']"),
+    ("PUT", "", {"metadata": {"a": 1}}, 500, "An unexpected error occurred"),
+    ("PUT", "", {"metadata": {}}, 200, None),
+    ("POST", "/webhooks", {"url": "https://example.com/h"}, 500, "An unexpected error occurred"),
+    ("POST", "/schedule_dream", {"observer": "alice", "dream_type": "omni"}, 500, None),
+    ("POST", "/chat", {"query": "hi"}, 200, None),
+    ("DELETE", "", None, 500, "An unexpected error occurred"),
+    ("PUT", "/sessions/s1/peers", {"alice": {}}, 404, "Session s1 not found in workspace w2"),
+    ("POST", "/peers/list", {}, 200, None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "detail"), CACHED_ONLY)
+def test_each_route_in_a_cached_only_workspace(
+    reproducing: httpx.Client, method: str, path: str, body: object, status: int, detail: object
+) -> None:
+    _refuse_a_new_peer(reproducing)
+    answer = reproducing.request(method, W2 + path, json=body)
+    assert answer.status_code == status, answer.text
+    if detail is not None:
+        assert answer.json()["detail"] == detail
+
+
 def test_corrected_a_refused_write_leaves_nothing(clock: Clock) -> None:
     with (
         FakeHoncho(version="3.1", clock=clock, real_bugs="correct") as fake,
