@@ -339,7 +339,26 @@ def compare(argv: Sequence[str]) -> int:
     return run(argv)
 
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"serve": serve, "compare": compare}
+def proxy(argv: Sequence[str]) -> int:
+    """``fake-honcho proxy --upstream URL --record DIR``: record a client's traffic."""
+    from fake_honcho.drift.proxy import main as run
+
+    return run(argv)
+
+
+def replay(argv: Sequence[str]) -> int:
+    """``fake-honcho replay DIR | CASSETTES``: a recorded traffic against a fresh fake."""
+    from fake_honcho.drift.replay import main as run
+
+    return run(argv)
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "serve": serve,
+    "compare": compare,
+    "proxy": proxy,
+    "replay": replay,
+}
 """Subcommands by name; anything else on the command line is ``serve``'s options."""
 
 

@@ -20,7 +20,6 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -30,6 +29,7 @@ from fake_honcho.drift.exchange import run_script, workspace_names
 from fake_honcho.drift.probe import probe_embeds, probe_server
 from fake_honcho.drift.recording import Recording, differences, run_on_fake, write_recording
 from fake_honcho.drift.scripts import EVERY_SCRIPT, script_named
+from fake_honcho.drift.traffic import without_credentials
 from fake_honcho.versions import VERSIONS, HonchoVersion, version_argument
 
 __all__ = ["build_parser", "main"]
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
     url = args.against.rstrip("/")
     key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    shown = _without_credentials(url)
+    shown = without_credentials(url)
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     # A fresh connection per request: after a 500 the server closes the connection.
     limits = httpx.Limits(max_keepalive_connections=0)
@@ -148,12 +148,3 @@ def _seconds(text: str) -> float:
     if not seconds > 0:
         raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
     return seconds
-
-
-def _without_credentials(url: str) -> str:
-    """The URL as printed: any ``user:password@`` part dropped."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -29,6 +30,7 @@ __all__ = [
     "Recording",
     "configuration_name",
     "differences",
+    "fake_client",
     "load_recordings",
     "parse_configuration",
     "recordings_by_version",
@@ -118,7 +120,7 @@ class Difference:
         request = json.dumps(self.step.describe(), ensure_ascii=False)
         lines = [f"[{self.index}] {request}" + (f"  # {self.step.note}" if self.step.note else "")]
         if self.declared:
-            lines.append(f"    declared: fake_honcho.harness.divergences {self.declared!r}")
+            lines.append(f"    declared: fake_honcho.divergences {self.declared!r}")
         for label, result in ((expected_label, self.expected), (actual_label, self.actual)):
             body = json.dumps(result.as_json(), ensure_ascii=False, sort_keys=True)
             lines.append(f"    {label}: {body}")
@@ -193,17 +195,35 @@ def run_on_fake(
     """``script`` against a fresh in-process fake speaking ``version`` (strict: its answers
     match its schemas; its deriver the script's), embedding messages or not; ``auth``:
     with auth on, sending its admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
+    # scripts send fields an older version drops on purpose: its answer is the point
+    with fake_client(
+        version, embed_messages, auth=auth, strict=True, deriver=script.deriver
+    ) as client:
+        return run_script(client, script, workspace_names(FAKE_PREFIX))
+
+
+@contextmanager
+def fake_client(
+    version: str | HonchoVersion | None,
+    embed_messages: bool,
+    *,
+    auth: bool = False,
+    strict: bool = False,
+    deriver: Literal["immediate", "manual"] = "immediate",
+) -> Iterator[httpx.Client]:
+    """A client of a fresh in-process fake speaking ``version`` that answers every field as
+    that version does (``ignored_fields="allow"``); ``auth``: with auth on, sending its
+    admin key (as to a server with ``AUTH_USE_AUTH=true``)."""
     from fake_honcho.fake import FakeHoncho
 
     with (
-        # scripts send fields an older version drops on purpose: its answer is the point
         FakeHoncho(
             version=version,
-            strict=True,
+            strict=strict,
             ignored_fields="allow",
             jwt_secret=secrets.token_hex(32) if auth else None,
             embed_messages=embed_messages,
-            deriver=script.deriver,
+            deriver=deriver,
         ) as fake,
         httpx.Client(
             transport=fake.transport(),
@@ -211,7 +231,7 @@ def run_on_fake(
             headers={"Authorization": f"Bearer {fake.admin_key}"} if auth else {},
         ) as client,
     ):
-        return run_script(client, script, workspace_names(FAKE_PREFIX))
+        yield client
 
 
 def replay(recording: Recording) -> list[Difference]:

@@ -291,6 +291,13 @@ def _probe_embedding_model(client: httpx.Client, workspace: str) -> Any:
         time.sleep(0.2)
 
 
+def _probe_search_right_after_write(client: httpx.Client, workspace: str) -> Any:
+    """Two messages, then at once a search one of them matches by its words: how many
+    hits? (The other comes only from the semantic leg, once its embedding is written.)"""
+    _post_messages(client, workspace, "s", ("p", "I live in Oslo"), ("p", "green tea"))
+    return len(client.post(f"/v3/workspaces/{workspace}/search", json={"query": "Oslo"}).json())
+
+
 def _probe_representation_same_time(client: httpx.Client, workspace: str) -> Any:
     """Four conclusions of one request (one ``created_at``): in which order does the
     representation list them? (``None`` where conclusions cannot be created: no embedder.)"""
@@ -978,6 +985,33 @@ DIVERGENCES: tuple[Divergence, ...] = (
         ),
         probe=_probe_embedding_model,
         fake_result=["My tax forms are due"],
+        real_result=UNSTABLE,
+    ),
+    Divergence(
+        id="search-before-embedding",
+        kind="not-copied",
+        summary="with embeddings on, a search right after a write may not see the new "
+        "messages' embeddings yet on the real server",
+        real=(
+            "a message's embedding is written by a background task after the write is "
+            "answered, so a search at once finds the new messages by their words only; "
+            "moments later the semantic leg finds them too"
+        ),
+        fake=(
+            "every message is embedded before the next search reads the embeddings "
+            "(embedding_mode='immediate'); FakeHoncho(embedding_mode='held') holds them "
+            "until release(), as a task not yet run; fake-honcho replay declares a search "
+            "answer that holds only some of the fake's hits"
+        ),
+        reason="when the task runs is unknowable to clients; a test must not rely on either",
+        evidence=(
+            "measured with fake-honcho replay on 3.0.12 and 3.1 (EMBED_MESSAGES=true, "
+            "tests/fidelity/traffic: the TypeScript SDK searching right after writing); "
+            "src/routers/messages.py schedules the embedding through "
+            "src/reconciler/embed_now.py embed_task_gate on the request's background tasks"
+        ),
+        probe=_probe_search_right_after_write,
+        fake_result=2,
         real_result=UNSTABLE,
     ),
     Divergence(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -35,23 +34,16 @@ from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.request_models import encodable
 from fake_honcho.http.schemas import SchemaSet
 from fake_honcho.http.wire import PublicRows
-from fake_honcho.store import scopes
 from fake_honcho.store.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.store.ids import isoformat
 from fake_honcho.store.message_index import message_index
+from fake_honcho.store.messages import store_messages
 from fake_honcho.store.resources import (
-    check_new_peer_names,
     clean_configuration,
-    ensure_session,
-    now,
-    plan_members,
-    write_members,
 )
 from fake_honcho.store.sanitize import sanitized_metadata, strip_nul
-from fake_honcho.store.state import NO_METADATA, Row, message_row
-from fake_honcho.store.tokens import token_count
+from fake_honcho.store.state import NO_METADATA, Row
 from fake_honcho.store.uploads import MAX_FILE_SIZE, extract_text, split_text
-from fake_honcho.versions import Feature
 
 if TYPE_CHECKING:
     from fake_honcho.http.protocol import Server
@@ -71,7 +63,7 @@ async def create(request: Request) -> Response:
     # The model's validators have stripped NULs and refused special tokens.
     body = await read_body(request, "MessageBatchCreate")
     drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
-    rows = store_messages(fake, ws, sid, drafts)
+    rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
     return _created(request, fake, rows)
 
 
@@ -104,58 +96,6 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return isoformat(moment)
-
-
-def store_messages(fake: Server, ws: str, sid: str, drafts: list[dict[str, Any]]) -> list[Row]:
-    """Write ``drafts`` with the cascade; everything is checked before the first write."""
-    # Counted back to back, outside the lock: interleaved with the rest of the write,
-    # each count runs with the tokenizer's tables out of the CPU cache (half as fast).
-    counts = [token_count(draft["content"]) for draft in drafts]
-    index = message_index(fake.store)
-    authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
-    with fake.store.lock:
-        session = fake.store.get("sessions", (ws, sid))
-        if session is not None and not session["is_active"]:
-            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
-        scopes.reject_scopes(fake, ws, authors, "Scope peers cannot author messages.")
-        joining: dict[str, Any] = {
-            pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
-        }
-        try:
-            check_new_peer_names(fake, ws, list(joining), creating_workspace=True)
-        except HonchoError as corrected:
-            if fake.version.speaks(Feature.PEER_NAME_422):
-                raise
-            raise real_bug(fake, "real-invalid-author-500", corrected) from None
-        # Honcho re-joins every author (crud/message.py create_messages ->
-        # get_or_create_session), which restarts their joined_at.
-        joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
-        ensure_session(fake, ws, sid)
-        write_members(fake, ws, sid, joins)
-        stamp = now(fake)
-        in_session = len(index.session_ids(ws, sid))
-        rows = []
-        for offset, (draft, count) in enumerate(zip(drafts, counts, strict=True), start=1):
-            mid = fake.new_id()
-            row = message_row(  # in MESSAGE_KEYS order
-                mid,
-                draft["content"],
-                sys.intern(draft["peer_id"]),
-                sid,  # session_id
-                ws,  # workspace_id
-                draft["metadata"],
-                draft["created_at"] or stamp,
-                count,
-                index.next_seq(),  # _seq
-                in_session + offset,  # _seq_in_session
-            )
-            if draft["configuration"]:
-                # Only when set: ten keys keep the row dict in its smaller size class.
-                row["_configuration"] = draft["configuration"]
-            fake.store.put("messages", mid, row)
-            rows.append(row)
-        fake.deriver.on_messages_created(ws, sid, rows)
-    return rows
 
 
 async def upload(request: Request) -> Response:
@@ -193,7 +133,7 @@ async def upload(request: Request) -> Response:
         _draft(_validated(encodable, {**item, "content": strip_nul(chunk)}, ("body",)), ("body",))
         for chunk in split_text(text)
     ]
-    rows = store_messages(fake, ws, sid, drafts)
+    rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
     return _created(request, fake, rows)
 
 

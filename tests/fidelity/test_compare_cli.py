@@ -10,8 +10,8 @@ import pytest
 
 from fake_honcho import FakeHoncho
 from fake_honcho.cli import main as fake_honcho_main
-from fake_honcho.drift.cli import _without_credentials
 from fake_honcho.drift.cli import main as compare
+from fake_honcho.drift.traffic import without_credentials
 from fake_honcho.versions import DEFAULT_VERSION
 from tests.conftest import ServedFake
 
@@ -96,5 +96,5 @@ def test_an_unreachable_server_is_a_one_line_error(capsys: pytest.CaptureFixture
 
 
 def test_credentials_in_the_url_are_not_printed() -> None:
-    assert _without_credentials("http://u:secret@host:8000/x") == "http://host:8000/x"
-    assert _without_credentials("https://host") == "https://host"
+    assert without_credentials("http://u:secret@host:8000/x") == "http://host:8000/x"
+    assert without_credentials("https://host") == "https://host"

@@ -277,6 +277,7 @@ PROBES: dict[str, list[str]] = {
         'token_count; FakeHoncho().close(); assert token_count("hello world") == 2\'',
     ],
     "contract": ["pytest -q -p no:cacheprovider --co --pyargs contract_tests.suites.api"],
+    "replay": ["fake-honcho replay --help", "python -c 'import vcr'"],
     "test": ["python -c 'import hypothesis, schemathesis, honcho, build'", "ruff --version"],
 }
 

@@ -27,14 +27,15 @@ stands for any text. ``output server`` holds the section's last served process's
 (waiting for it up to ``SERVE_TIMEOUT``) to the same rule.
 
 ``needs NAME`` (after the action, before ``in checkout``) says a block needs something a
-user may not have: DeerFlow, the Hermes agent or a real Honcho server (:data:`NEEDS`).
+user may not have: DeerFlow, the Hermes agent, Node.js or a real Honcho (:data:`NEEDS`).
 Its whole section runs where that is present and is skipped, naming it, where it is not.
 
 A ``serve`` block's ``--port N`` becomes ``--port 0``; the first URL it prints is the
-server, and ``localhost:N`` / ``127.0.0.1:N`` in the section's later blocks are rewritten
-to it. Servers stop at the end of the section. A ``workflow`` block's steps run in order
-in the section's directory: ``uses:`` steps are left out (the checkout is that directory,
-Python is this one), ``env:`` is applied and ``$GITHUB_ENV`` works as on GitHub.
+server, and ``localhost:N`` / ``127.0.0.1:N`` in the section's later blocks (a later serve
+block's too: a proxy in front of it) are rewritten to it. Servers stop at the end of the
+section. A ``workflow`` block's steps run in order in the section's directory: ``uses:``
+steps are left out (the checkout is that directory, Python is this one), ``env:`` is
+applied and ``$GITHUB_ENV`` works as on GitHub.
 ``pip install`` and ``pipx`` are stubbed in shell blocks: they check the kit is installed
 in the test environment and install nothing (``pipx run --spec SPEC CMD ...`` runs CMD);
 ``tests/install/test_install_lines.py`` runs every install line for real instead;
@@ -121,12 +122,17 @@ NEEDS: dict[str, Need] = {
         ("DEERFLOW_DIR",),
     ),
     "hermes": Need("the Hermes agent (hermes on PATH)", lambda: shutil.which("hermes") is not None),
+    "node": Need("Node.js with npm (node and npm on PATH)", lambda: _on_path("node", "npm")),
     "deerflow-interface": Need(
         "DeerFlow's memory package importable (else tests/readme/deerflow_interface stands in)",
         lambda: importlib.util.find_spec("deerflow") is not None,
         stand_in="tests/readme/deerflow_interface",
     ),
 }
+
+
+def _on_path(*commands: str) -> bool:
+    return all(shutil.which(command) is not None for command in commands)
 
 
 @dataclass(frozen=True)
@@ -412,7 +418,7 @@ class SectionRun:
                     env[name] = value
 
     def serve(self, block: Block) -> None:
-        code = re.sub(r"--port[ =]\d+", "--port 0", block.code)
+        code = re.sub(r"--port[ =]\d+", "--port 0", self.code(block))  # an upstream served before
         process = subprocess.Popen(
             ["bash", "-euo", "pipefail", "-c", code],
             cwd=self.cwd(block),
