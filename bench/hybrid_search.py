@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import secrets
 import struct
+import time
 import tracemalloc
+from contextlib import suppress
 from typing import Any
 
 import httpx
 
 from bench.corpus import TextGenerator, conversation
-from bench.harness import Settings, Timing, latencies
-from bench.report import Table, fmt_bytes, fmt_duration, fmt_ratio, verdict
+from bench.harness import Settings, Timing, latencies, ratios
+from bench.report import Table, fmt_bytes, fmt_duration, fmt_quartiles, fmt_ratio, verdict
 from bench.workload import WORKSPACE, check, new_fake, seed_messages, transport_client
 
 MAX_FLOOR_RATIO = 2.0
@@ -29,6 +32,9 @@ MAX_MEDIAN_NS = 10_000_000
 MAX_MEMORY_RATIO = 2.0
 SEARCH_PATH = f"/v3/workspaces/{WORKSPACE}/search"
 DENSE_DIMENSIONS = 256
+SETTLE_SECONDS = 900
+FLOOR = "full text (floor)"
+HYBRID = "hybrid"
 
 
 def dense_embedder(text: str) -> list[float]:
@@ -42,9 +48,11 @@ def _queries(count: int) -> list[dict[str, object]]:
     return [{"query": text.query(), "limit": 10} for _ in range(count)]
 
 
-def _timed(client: httpx.Client, bodies: list[dict[str, object]]) -> Timing:
+def _timed(
+    client: httpx.Client, bodies: list[dict[str, object]], path: str = SEARCH_PATH
+) -> Timing:
     pending = iter(bodies)
-    return latencies(lambda: check(client.post(SEARCH_PATH, json=next(pending))), len(bodies))
+    return latencies(lambda: check(client.post(path, json=next(pending))), len(bodies))
 
 
 def _store(contents: tuple[str, ...], **options: Any) -> tuple[Any, httpx.Client]:
@@ -55,12 +63,14 @@ def _store(contents: tuple[str, ...], **options: Any) -> tuple[Any, httpx.Client
     return fake, client
 
 
-def _search_rows(table: Table, size: int, contents: tuple[str, ...], count: int) -> None:
+def _search_rows(
+    table: Table, size: int, contents: tuple[str, ...], count: int
+) -> dict[str, Timing]:
     queries = _queries(count)
     timings: dict[str, Timing] = {}
     for label, options in (
-        ("full text (floor)", {"embed_messages": False}),
-        ("hybrid", {}),
+        (FLOOR, {"embed_messages": False}),
+        (HYBRID, {}),
         ("hybrid, dense embedder", {"embedder": dense_embedder}),
     ):
         if label.endswith("dense embedder") and size > 10_000:
@@ -72,23 +82,101 @@ def _search_rows(table: Table, size: int, contents: tuple[str, ...], count: int)
         finally:
             client.close()
             fake.close()
-    floor = timings["full text (floor)"].median
+    floor = timings[FLOOR]
     for label, timing in timings.items():
-        ratio = timing.median / floor
-        if label == "hybrid":
-            target = f"≤ {MAX_FLOOR_RATIO:.0f}x floor" if size <= 1_000 else "≤ 10 ms"
-            met = ratio <= MAX_FLOOR_RATIO if size <= 1_000 else timing.median <= MAX_MEDIAN_NS
-        else:
-            target, met = "-", None
+        ratio, best = ratios(timing, floor)
+        target, met, noisy = "-", None, False
+        if label == HYBRID and size <= 1_000:
+            target = f"≤ {MAX_FLOOR_RATIO:.0f}x floor"
+            met, noisy = ratio <= MAX_FLOOR_RATIO, best <= MAX_FLOOR_RATIO
+        elif label == HYBRID:
+            target = f"≤ {fmt_duration(MAX_MEDIAN_NS)}"
+            met, noisy = timing.median <= MAX_MEDIAN_NS, timing.fast <= MAX_MEDIAN_NS
         table.add(
             f"{size:,}",
             label,
             fmt_duration(timing.median),
+            fmt_quartiles(timing),
             fmt_duration(timing.cpu_median),
-            fmt_ratio(ratio),
+            fmt_ratio(ratio) if label != FLOOR else "(floor)",
             target,
-            verdict(met),
+            verdict(met, within_noise=noisy),
         )
+    return timings
+
+
+def _real_row(
+    table: Table,
+    settings: Settings,
+    contents: tuple[str, ...],
+    count: int,
+    fake: dict[str, Timing],
+) -> None:
+    """The same workspace on a real Honcho: seeded as the fakes are, searched with the
+    same queries once its embeddings have settled, then deleted."""
+    assert settings.honcho_url is not None
+    headers = (
+        {"Authorization": f"Bearer {settings.honcho_api_key}"} if settings.honcho_api_key else {}
+    )
+    workspace = f"bench-hybrid-{secrets.token_hex(4)}"
+    path = f"/v3/workspaces/{workspace}/search"
+    queries = _queries(count)
+    with httpx.Client(base_url=settings.honcho_url, headers=headers, timeout=600) as real:
+        try:
+            seed_messages(real, workspace, contents)
+            waited = _settle(real, path, queries[0])
+            _timed(real, queries[:10], path)  # warm-up
+            timing = _timed(real, queries, path)
+        finally:
+            _delete_workspace(real, workspace)
+    table.add(
+        f"{len(contents):,}",
+        f"real Honcho ({settings.honcho_url})",
+        fmt_duration(timing.median),
+        fmt_quartiles(timing),
+        "-",
+        fmt_ratio(timing.median / fake[FLOOR].median),
+        "-",
+        verdict(None),
+    )
+    table.notes.append(
+        f"Real Honcho over the fake's hybrid search at {len(contents):,} messages: "
+        f"{fmt_ratio(timing.median / fake[HYBRID].median)} (medians, same queries)."
+    )
+    table.notes.append(
+        f"Real Honcho: a fresh workspace ({workspace}) seeded through the API with the "
+        f"same {len(contents):,} messages, searched once its answers stopped changing "
+        f"({waited:.0f} s after the writes: the server embeds in the background), then "
+        "deleted. Same machine, loopback; the fake's rows above are in-process."
+    )
+
+
+def _settle(client: httpx.Client, path: str, probe: dict[str, object]) -> float:
+    """Seconds until three answers in a row to ``probe``, 5 s apart, are the same (the
+    embeddings written behind the writes change them until then; at most 15 minutes)."""
+    started = time.monotonic()
+    seen: list[object] = []
+    while time.monotonic() - started < SETTLE_SECONDS:
+        seen.append([row["id"] for row in check(client.post(path, json=probe)).json()])
+        if len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]:
+            break
+        time.sleep(5)
+    return time.monotonic() - started
+
+
+def _delete_workspace(client: httpx.Client, workspace: str) -> None:
+    """Best effort: the sessions first (a workspace with sessions is refused), then the
+    workspace, retried while the server finishes deleting them."""
+    with suppress(httpx.HTTPError):
+        listed = client.post(
+            f"/v3/workspaces/{workspace}/sessions/list", json={}, params={"size": 100}
+        )
+        for session in listed.json().get("items", []):
+            client.delete(f"/v3/workspaces/{workspace}/sessions/{session['id']}")
+        for _ in range(20):
+            if client.delete(f"/v3/workspaces/{workspace}").status_code < 300:
+                return
+            time.sleep(3)
 
 
 def _traced_per_message(contents: tuple[str, ...], **options: Any) -> float:
@@ -112,12 +200,26 @@ def run(settings: Settings) -> list[Table]:
     count = 40 if settings.quick else 200
     table = Table(
         "9. Hybrid search (embeddings on) against the same-run full-text floor",
-        ["stored messages", "search", "median", "CPU median", "vs floor", "target", "result"],
+        [
+            "stored messages",
+            "search",
+            "median",
+            "quartiles",
+            "CPU median",
+            "vs floor",
+            "target",
+            "result",
+        ],
     )
+    largest: dict[str, Timing] = {}
     for size in sizes:
-        _search_rows(table, size, contents, count)
+        largest = _search_rows(table, size, contents, count)
+    if settings.honcho_url:
+        _real_row(table, settings, contents, count, largest)
     weighed = contents[: 2_000 if settings.quick else 10_000]
-    fake, client = _store(weighed[:100])  # tokenizers and caches load outside the tracing
+    # Tokenizers and the per-process caches (token counts by word: bounded, not per
+    # message) fill outside the tracing, or the first store traced would carry them alone.
+    fake, client = _store(weighed, embed_messages=False)
     client.close()
     fake.close()
     off = _traced_per_message(weighed, embed_messages=False)
@@ -126,6 +228,7 @@ def run(settings: Settings) -> list[Table]:
         f"{len(weighed):,}",
         "memory per message, on / off",
         f"{fmt_bytes(on)} / {fmt_bytes(off)}",
+        "-",
         "-",
         fmt_ratio(on / off),
         f"≤ {MAX_MEMORY_RATIO:.0f}x",

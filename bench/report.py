@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bench.harness import Timing
+
 PASS = "PASS"
 MISS = "MISS"
 NOISY = "NOISY"
@@ -78,6 +80,11 @@ def fmt_duration(ns: float) -> str:
     if ns < 1_000_000_000:
         return f"{ns / 1_000_000:.2f} ms"
     return f"{ns / 1_000_000_000:.2f} s"
+
+
+def fmt_quartiles(timing: Timing) -> str:
+    """The faster and slower quartiles of a timing: where its noise lies."""
+    return f"{fmt_duration(timing.fast)} .. {fmt_duration(timing.slow)}"
 
 
 def fmt_rate(ns_per_op: float) -> str:

@@ -12,6 +12,7 @@ With ``--honcho-url`` a second table times the same operations on a real server.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import secrets
 import warnings
 from collections.abc import Callable
@@ -29,7 +30,7 @@ with warnings.catch_warnings():
 
 from bench.corpus import TextGenerator
 from bench.harness import Batch, Settings, compare, ratios, repeat_async, repeat_sync
-from bench.report import Table, fmt_duration, fmt_ratio, verdict
+from bench.report import Table, fmt_duration, fmt_quartiles, fmt_ratio, verdict
 from bench.workload import (
     BASE_URL,
     SCOPE,
@@ -67,12 +68,15 @@ FLOOR_OF = {
 
 #: ``fake.transport()`` targets, as multiples of the in-process floor.
 MAX_FLOORS = {
-    "get-or-create peer": 1.5,
+    "get-or-create peer": 1.3,
     "get peer card": 1.5,
-    "page of 50 messages": 1.5,
+    "page of 50 messages": 1.45,
     "search (workspace)": 1.5,
     BATCH: 3.0,
 }
+#: A token count of a 236-character message (a short chat turn), wall-clock median.
+MAX_TOKEN_COUNT_NS = 2_000
+TOKEN_MESSAGE_LENGTH = 236
 #: ``fake.serve()`` targets, absolute medians on the project's 2-core machines.
 MAX_SERVED_NS = {"get-or-create peer": 1_500_000, BATCH: 3_000_000}
 #: Against a real Honcho in the same run: how many times faster the fake must be.
@@ -139,7 +143,9 @@ async def _plain_app(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def _seeded_fake(stack: ExitStack, **options: Any) -> Any:
-    fake = new_fake(**options)
+    """A fake holding the read workspace; embeddings off, so search is the full-text
+    search (table 9 times the hybrid search of embeddings on)."""
+    fake = new_fake(**{"embed_messages": False, **options})
     stack.callback(fake.close)
     with transport_client(fake) as seeder:
         seed_read_workspace(seeder, TextGenerator(seed=SEED))  # the same rows in each
@@ -194,7 +200,7 @@ def _clients(stack: ExitStack) -> dict[str, BatchFactory]:
 def run(settings: Settings) -> list[Table]:
     table = Table(
         "1. Cost per request (baseline: httpx's own floor, measured in the same run)",
-        ["operation", "client", "median/op", "vs floor", "CPU/op", "target", "result"],
+        ["operation", "client", "median/op", "quartiles", "vs floor", "CPU/op", "target", "result"],
     )
     text = TextGenerator(seed=SEED)
     scoped = _serves_scopes()
@@ -213,6 +219,7 @@ def run(settings: Settings) -> list[Table]:
                     op.name,
                     client,
                     fmt_duration(timing.median),
+                    fmt_quartiles(timing),
                     fmt_ratio(ratio) if floor else "(floor)",
                     fmt_duration(timing.cpu_median),
                     target.text,
@@ -231,6 +238,8 @@ def run(settings: Settings) -> list[Table]:
         "pseudo-words go through BPE merges, which English words (whole vocabulary entries) "
         "skip: they make 0.32 tokens a character where English prose makes about 0.22, and "
         "on English prose of the same length counting costs about half as much.",
+        "The in-process fakes run with embeddings off (embed_messages=False): the search "
+        "rows are the full-text search; table 9 times the hybrid search of Honcho's default.",
         "deriver='manual': derivation is queued but not run inside the request, as on a real "
         "server where a separate worker does it (table 1b shows what 'immediate' adds).",
         "Messages sent before (the seeded page, search hits) are sent from the fake's render "
@@ -238,7 +247,12 @@ def run(settings: Settings) -> list[Table]:
         f"{settings.repeats} interleaved repeats per cell; medians. Targets are judged on "
         "wall time; CPU/op is the process's CPU time per request (all threads).",
     ]
-    tables = [table, _deriver_cost(settings, text), _memo_effect(settings, text)]
+    tables = [
+        table,
+        _deriver_cost(settings, text),
+        _memo_effect(settings, text),
+        _token_count(settings),
+    ]
     if settings.honcho_url:
         tables.append(_against_real(settings, settings.honcho_url))
     return tables
@@ -290,6 +304,64 @@ def _compare_fakes(title: str, op: Operation, fakes: dict[str, Any], settings: S
         fmt_ratio(ratio),
         "-",
         verdict(None),
+    )
+    return table
+
+
+def token_messages(count: int = 200) -> list[str]:
+    """Chat turns cut to :data:`TOKEN_MESSAGE_LENGTH` characters (at least that long)."""
+    text = TextGenerator(seed=SEED)
+    found: list[str] = []
+    index = 0
+    while len(found) < count:
+        message = text.message(index)
+        index += 1
+        if len(message) >= TOKEN_MESSAGE_LENGTH:
+            found.append(message[:TOKEN_MESSAGE_LENGTH])
+    return found
+
+
+def _token_count(settings: Settings) -> Table:
+    """A token count of one short message: the fake's ``token_count`` against tiktoken's
+    own ``encode_ordinary`` (the native encoder it wraps), same texts, same run."""
+    from fake_honcho.store.tokens import load, token_count  # late, as new_fake imports the fake
+
+    messages = token_messages()
+    encode = load().encode_ordinary
+
+    def cycled(count: Callable[[str], object]) -> Batch:
+        pending = itertools.cycle(messages)
+        return repeat_sync(lambda: count(next(pending)))
+
+    timings = compare(
+        {
+            "tiktoken encode_ordinary (floor)": cycled(lambda message: len(encode(message))),
+            "token_count": cycled(token_count),
+        },
+        settings,
+    )
+    table = Table(
+        f"1e. Token count of a {TOKEN_MESSAGE_LENGTH}-character message "
+        "(baseline: tiktoken's own encoder, same run)",
+        ["counter", "median", "quartiles", "vs tiktoken", "target", "result"],
+    )
+    floor = timings["tiktoken encode_ordinary (floor)"]
+    for name, timing in timings.items():
+        judged = name == "token_count"
+        table.add(
+            name,
+            fmt_duration(timing.median),
+            fmt_quartiles(timing),
+            fmt_ratio(timing.median / floor.median),
+            f"≤ {fmt_duration(MAX_TOKEN_COUNT_NS)}" if judged else "-",
+            verdict(
+                timing.median <= MAX_TOKEN_COUNT_NS if judged else None,
+                within_noise=timing.fast <= MAX_TOKEN_COUNT_NS,
+            ),
+        )
+    table.notes.append(
+        f"{len(messages)} different chat turns of the corpus, cut to {TOKEN_MESSAGE_LENGTH} "
+        "characters, counted in turn (exact o200k_base counts)."
     )
     return table
 

@@ -35,6 +35,8 @@ CONTRACT: Mapping[str, str] = {
     "pytest-xdist": "xdist",
     "syrupy": "syrupy",
 }
+# ``fake-honcho fuzz`` generates its requests with schemathesis.
+FUZZ: Mapping[str, str] = {**FAKE, "schemathesis": "schemathesis"}
 # pytest is running whenever the plugin is asked, so only an import outside pytest
 # (``import contract_tests`` in a script) can find it missing.
 PYTEST: Mapping[str, str] = {"pytest": "pytest"}

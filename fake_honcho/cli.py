@@ -26,6 +26,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from fake_honcho._extras import FUZZ, missing, missing_line
 from fake_honcho._version import version_line
 from fake_honcho.arguments import MAX_PORT, OneLineParser, embedder, port
 from fake_honcho.errors import REAL_BUGS
@@ -339,6 +340,18 @@ def compare(argv: Sequence[str]) -> int:
     return run(argv)
 
 
+def fuzz(argv: Sequence[str]) -> int:
+    """``fake-honcho fuzz --against URL``: the generated differential
+    (``fake_honcho.drift.fuzz_cli``; needs the ``fuzz`` extra)."""
+    absent = missing(FUZZ)
+    if absent:
+        print(missing_line("fake-honcho fuzz: error", "fuzz", absent), file=sys.stderr)
+        return 2
+    from fake_honcho.drift.fuzz_cli import main as run
+
+    return run(argv)
+
+
 def proxy(argv: Sequence[str]) -> int:
     """``fake-honcho proxy --upstream URL --record DIR``: record a client's traffic."""
     from fake_honcho.drift.proxy import main as run
@@ -356,6 +369,7 @@ def replay(argv: Sequence[str]) -> int:
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "serve": serve,
     "compare": compare,
+    "fuzz": fuzz,
     "proxy": proxy,
     "replay": replay,
 }

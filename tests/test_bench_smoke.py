@@ -13,7 +13,7 @@ import pytest
 from bench.__main__ import main, summary
 from bench.corpus import TextGenerator, conversation
 from bench.harness import Settings, Timing, ratios
-from bench.report import MISS, NOISY, PASS, Table
+from bench.report import MISS, NOISY, PASS, Table, fmt_quartiles
 from bench.throughput import (
     ASYNC_FLOOR,
     FLOOR,
@@ -23,9 +23,11 @@ from bench.throughput import (
     SERVED,
     SERVED_FLOOR,
     TEST_CLIENT,
+    TOKEN_MESSAGE_LENGTH,
     TRANSPORT,
     _plain_app,
     target_for,
+    token_messages,
 )
 from bench.upstream import UpstreamHonchoBackend, stable_id
 from bench.wire_cost import HostMessage, _growth_exponent, turn_messages
@@ -182,3 +184,15 @@ def test_scoped_reads_get_rows_only_where_the_target_serves_scopes() -> None:
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
         assert seed_read_workspace(client, text) is False
+
+
+def test_token_count_texts_are_distinct_chat_turns_of_the_stated_length() -> None:
+    messages = token_messages(50)
+    assert {len(message) for message in messages} == {TOKEN_MESSAGE_LENGTH}
+    assert len(set(messages)) == 50
+
+
+def test_quartiles_show_where_the_noise_lies() -> None:
+    assert fmt_quartiles(Timing((1_000.0, 2_000.0, 3_000.0, 4_000.0, 5_000.0), (0.0,) * 5)) == (
+        "1.5 µs .. 4.5 µs"
+    )

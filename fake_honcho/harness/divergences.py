@@ -416,6 +416,58 @@ def _probe_undecodable_text_body(client: httpx.Client, workspace: str) -> Any:
     return client.post("/v3/workspaces/list", content=b"\xff", headers=headers).status_code
 
 
+def _probe_dream_unknown_workspace(client: httpx.Client, workspace: str) -> Any:
+    body = {"observer": "alice", "dream_type": "omni"}
+    return client.post(f"/v3/workspaces/{workspace}/schedule_dream", json=body).status_code
+
+
+def _probe_unstorable_metadata(client: httpx.Client, workspace: str) -> Any:
+    """A metadata write holding NaN, and the metadata read back."""
+    client.post("/v3/workspaces", json={"id": workspace, "metadata": {"kept": 1}})
+    headers = {"content-type": "application/json"}
+    body = b'{"metadata": {"x": NaN}}'
+    failed = client.put(f"/v3/workspaces/{workspace}", content=body, headers=headers)
+    try:
+        read = client.post("/v3/workspaces", json={"id": workspace})
+    except httpx.TransportError:  # the 500 closed the connection as the request went out
+        read = client.post("/v3/workspaces", json={"id": workspace})
+    return {"status": failed.status_code, "metadata": read.json().get("metadata")}
+
+
+def _probe_chat_invalid_peer(client: httpx.Client, workspace: str) -> Any:
+    client.post("/v3/workspaces", json={"id": workspace})
+    return client.post(
+        f"/v3/workspaces/{workspace}/peers/a.b/chat", json={"query": "hi"}
+    ).status_code
+
+
+def _probe_conclusion_invalid_peer(client: httpx.Client, workspace: str) -> Any:
+    client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "alice"})
+    body = {"conclusions": [{"content": "x", "observer_id": "alice", "observed_id": "a.b"}]}
+    return client.post(f"/v3/workspaces/{workspace}/conclusions", json=body).status_code
+
+
+def _probe_conclusion_check_order(client: httpx.Client, workspace: str) -> Any:
+    """Which of two missing sessions a conclusion batch's 404 names."""
+    client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "alice"})
+    pair = {"content": "x", "observer_id": "alice", "observed_id": "alice"}
+    body = {"conclusions": [{**pair, "session_id": "s1"}, {**pair, "session_id": "s2"}]}
+    answer = client.post(f"/v3/workspaces/{workspace}/conclusions", json=body)
+    return str(answer.json().get("detail")).replace(workspace, "{ws}")
+
+
+def _probe_nul_target(client: httpx.Client, workspace: str) -> Any:
+    client.post(f"/v3/workspaces/{workspace}/peers", json={"id": "alice"})
+    route = f"/v3/workspaces/{workspace}/peers/alice/representation"
+    return client.post(route, json={"target": "bo\x00b"}).status_code
+
+
+def _probe_exponent_timestamp(client: httpx.Client, workspace: str) -> Any:
+    """A key's expires_at written as a float in exponent notation, auth off."""
+    params = {"workspace_id": workspace, "expires_at": "-4.376799134483531e+16"}
+    return client.post("/v3/keys", params=params).status_code
+
+
 # -- the register -------------------------------------------------------------------------
 
 _SOURCE = "Honcho v3.0.12 (commit 93dcf59c)"
@@ -498,8 +550,8 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake=(
             "reproduced where the 422 would echo it; corrected: pydantic's string_unicode "
             "item, the input sent back as \\ud800 (ASCII escapes for that response only); in "
-            "metadata the value is stored and echoed either way (not reproduced: the fake "
-            "has no database to refuse it)"
+            "metadata or configuration the write is refused as the database refuses it "
+            "(real-unstorable-json-500)"
         ),
         reason="the real answer is the default where it is the response that fails",
         evidence=f"measured on {_SOURCE} for message content, metadata and a peer id",
@@ -805,6 +857,151 @@ DIVERGENCES: tuple[Divergence, ...] = (
         fake_result=422,
         real_result=500,
         reproduced=True,
+    ),
+    Divergence(
+        id="real-dream-unknown-workspace-500",
+        kind="real-bug",
+        summary="scheduling a dream in a workspace that does not exist is a 500",
+        real=(
+            "POST /v3/workspaces/{ws}/schedule_dream for a workspace never created answers 500: "
+            "the queue row's workspace_name is a foreign key to workspaces, so the INSERT "
+            "fails (whatever the observer, at 3.0.12 and 3.1 alike)"
+        ),
+        fake="reproduced; corrected: 404 'Workspace {ws} not found'",
+        reason="the real answer is the default",
+        evidence=(
+            "measured on 3.0.12 and 3.1 (tests/fidelity/fuzz: every schedule_dream outside a "
+            "created workspace); src/models.py QueueItem.workspace_name ForeignKey"
+            "('workspaces.name'), src/deriver/enqueue.py enqueue_dream inserts unchecked"
+        ),
+        probe=_probe_dream_unknown_workspace,
+        fake_result=404,
+        real_result=500,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-unstorable-json-500",
+        kind="real-bug",
+        summary=(
+            "metadata or configuration holding NaN, Infinity, a NUL character or a lone "
+            "surrogate is a 500, and nothing of that write is stored"
+        ),
+        real=(
+            "PostgreSQL's jsonb refuses them: the INSERT or UPDATE fails, the transaction "
+            "rolls back and the request answers 500 (PUT /v3/workspaces/{id} with "
+            "{'metadata': {'x': NaN}} leaves the metadata as it was; a new workspace, peer "
+            "or session is not created; a message's session and author, committed before "
+            "the message, stay)"
+        ),
+        fake=(
+            "reproduced: the store refuses the row and rolls the request's writes back to "
+            "the server's last commit; corrected: 422 before anything is written"
+        ),
+        reason="the real answer is the default; a rolled-back write leaves nothing behind",
+        evidence=(
+            "measured on 3.0.12 and 3.1 (workspaces, peers, sessions, messages; "
+            "configuration keys holding \\u0000 from tests/fidelity/fuzz); SQLAlchemy "
+            "writes JSONB with json.dumps, whose NaN PostgreSQL's parser refuses"
+        ),
+        probe=_probe_unstorable_metadata,
+        fake_result={"status": 422, "metadata": {"kept": 1}},
+        real_result={"status": 500, "metadata": {"kept": 1}},
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-chat-invalid-peer-500",
+        kind="real-bug",
+        summary="3.0.12's peer chat answers 500 for a peer id that breaks the id pattern",
+        real=(
+            "POST .../peers/a.b/chat answers 500: the route builds PeerCreate(name=peer_id) "
+            "outside any error handling (3.1: 422 naming the peer)"
+        ),
+        fake="reproduced; corrected: 422 \"Peer name(s) ['a.b'] must match pattern ...\"",
+        reason="the real answer is the default; 3.1 answers a 4xx",
+        evidence=f"measured on {_SOURCE} (tests/fidelity/fuzz); src/routers/peers.py chat",
+        probe=_probe_chat_invalid_peer,
+        fake_result=422,
+        real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-conclusion-invalid-peer-500",
+        kind="real-bug",
+        summary="3.0.12's conclusion create answers 500 for a peer id that breaks the pattern",
+        real=(
+            "POST .../conclusions with an observer_id or observed_id such as 'a.b' or '' "
+            "answers 500: each peer is looked up as PeerCreate(name=...), built outside any "
+            "error handling (3.1 looks the name up as it is: 404)"
+        ),
+        fake="reproduced; corrected: 404 'Peer a.b not found in workspace ...'",
+        reason="the real answer is the default; 3.1 answers 404",
+        evidence=(
+            f"measured on {_SOURCE} (tests/fidelity/fuzz); src/crud/document.py create_observations"
+        ),
+        probe=_probe_conclusion_invalid_peer,
+        fake_result=404,
+        real_result=500,
+        fixed_by=Feature.PEER_NAME_422,
+        reproduced=True,
+    ),
+    Divergence(
+        id="real-nul-lookup-500",
+        kind="real-bug",
+        summary="a representation's or peer context's target holding NUL is a 500",
+        real=(
+            "POST .../peers/{pid}/representation with a target such as 'bo\\x00b' answers "
+            "500: the name reaches PostgreSQL's text comparison, which cannot hold NUL "
+            "(3.1 refuses NUL first only for names in the reserved scope namespace); so "
+            "does 3.0.12's GET .../peers/{pid}/context (3.1: 422), and 3.1's workspace "
+            "search whose scope names one"
+        ),
+        fake=(
+            "reproduced; corrected: 422 'Peer name(s) must not contain NUL (0x00) bytes', "
+            "3.1's text for such a name"
+        ),
+        reason="the real answer is the default",
+        evidence=f"measured on {_SOURCE} (tests/fidelity/fuzz)",
+        probe=_probe_nul_target,
+        fake_result=422,
+        real_result=500,
+        reproduced=True,
+    ),
+    Divergence(
+        id="pydantic-release-parsing",
+        kind="not-copied",
+        summary="lax parsing the fake's pydantic-core release changed from the server's",
+        real=(
+            "the server validates with the pydantic-core it pins (2.46 at 3.0.12 and 3.1), "
+            "which reads a datetime written as '-4.376799134483531e+16' as a Unix time: POST "
+            "/v3/keys with it as expires_at reaches the auth check (405 with auth off)"
+        ),
+        fake=(
+            "validates with the pydantic-core installed beside it; 2.50 refuses that text "
+            "(422 datetime_from_date_parsing)"
+        ),
+        reason="the fake uses the host's pydantic; pinning the server's would bind every user",
+        evidence="measured on 3.0.12 and 3.1 (tests/fidelity/fuzz), pydantic-core 2.46 / 2.50",
+        probe=_probe_exponent_timestamp,
+        fake_result=422,
+        real_result=405,
+    ),
+    Divergence(
+        id="conclusion-check-order",
+        kind="unspecified",
+        summary="which missing session or peer a conclusion batch's 404 names",
+        real=(
+            "POST .../conclusions checks the batch's sessions, then its peers, each from a "
+            "Python set: with several missing, the 404 names whichever the server process's "
+            "string hashing puts first (at 3.0.12 a name that breaks the pattern is then a "
+            "500 or the 404 of another, by the same order)"
+        ),
+        fake="the first missing one in the batch's order (a bad name: always the 500)",
+        reason="one deterministic answer; the server's varies per process",
+        evidence="src/crud/document.py create_observations: sessions_to_validate: set[str]",
+        probe=_probe_conclusion_check_order,
+        fake_result="Session s1 not found in workspace {ws}",
+        real_result=UNSTABLE,
     ),
     Divergence(
         id="deletion-at-once",

@@ -18,12 +18,19 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
 
-from fake_honcho.errors import Loc, RequestValidationError, UnhandledError, missing_body
+from fake_honcho.errors import (
+    HonchoError,
+    Loc,
+    RequestValidationError,
+    UnhandledError,
+    missing_body,
+)
 from fake_honcho.http.http_rules import BODY_SCOPE_KEY, JSON_SCOPE_KEY, decode_json, is_json
 from fake_honcho.http.ignored import check_body
 from fake_honcho.http.request_models import RawBody, request_error, scalar
 from fake_honcho.http.wire import JSONBody, plain
 from fake_honcho.http.wire import public as public
+from fake_honcho.store.jsonb import unstorable, unstorable_detail
 from fake_honcho.store.sanitize import strip_nul as strip_nul  # for handlers
 
 if TYPE_CHECKING:
@@ -107,8 +114,26 @@ async def read_body(
         raw = RawBody.of(await body_bytes(request))
         checked = fake.schemas.check_request(schema, body, raw=raw)
         check_body(request, fake, schema, body, successor)
+        if fake.real_bugs == "correct":
+            refuse_unstorable(checked)
         return checked
     return body
+
+
+STORED_AS_JSON = ("metadata", "configuration")
+
+
+def refuse_unstorable(body: Any) -> None:
+    """The corrected answer to a body whose metadata or configuration (its own, or a
+    message's) holds what the server's JSON columns refuse (divergence
+    real-unstorable-json-500): a 422 before anything is written."""
+    if not isinstance(body, dict):
+        return
+    messages = body.get("messages")
+    for item in [body, *(messages if isinstance(messages, list) else ())]:
+        for field in STORED_AS_JSON:
+            if isinstance(item, dict) and unstorable(item.get(field)):
+                raise HonchoError(422, unstorable_detail(field))
 
 
 def _explain_not_json(request: Request) -> None:

@@ -20,6 +20,7 @@ from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.http_rules import UNEXPECTED_ERROR, UNHANDLED_SCOPE_KEY
 from fake_honcho.http.server import DROP_EXTENSION
 from fake_honcho.http.wire import JSONBody
+from fake_honcho.store.jsonb import Unstorable, unstorable_detail
 
 logger = logging.getLogger("fake_honcho")
 
@@ -89,6 +90,16 @@ async def _unhandled(request: Request, exc: Exception) -> Response:
     return UnhandledResponse()
 
 
+async def _unstorable(request: Request, exc: Exception) -> Response:
+    """A write PostgreSQL refuses (rolled back by the store): the server's 500 (divergence
+    real-unstorable-json-500), or with real_bugs="correct" a 422 (which read_body gives
+    before any write; this answers a write no body check saw)."""
+    assert isinstance(exc, Unstorable)
+    if request.app.fake.real_bugs == "reproduce":
+        return UnhandledResponse()
+    return JSONBody({"detail": unstorable_detail(exc.field)}, status_code=422)
+
+
 async def _http_exception(request: Request, exc: Exception) -> Response:
     """Routing errors (404 unknown path, 405 wrong method) as FastAPI renders them."""
     assert isinstance(exc, HTTPException)
@@ -105,6 +116,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 exception_handlers = {
     UnhandledError: _unhandled,
+    Unstorable: _unstorable,
     HonchoError: _honcho_error,
     HTTPException: _http_exception,
     Exception: _unexpected,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import email.message
 import json
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from pydantic_core import from_json
@@ -65,9 +66,15 @@ UNHANDLED_SCOPE_KEY = "fake_honcho.unhandled"
 
 
 def is_json(content_type: str | None) -> bool:
-    """Whether FastAPI reads a body sent with this ``Content-Type`` as JSON."""
+    """Whether FastAPI reads a body sent with this ``Content-Type`` as JSON (a client
+    sends the same few, so each is parsed once)."""
     if not content_type:
         return False
+    return _is_json_type(content_type)
+
+
+@lru_cache(maxsize=256)
+def _is_json_type(content_type: str) -> bool:
     message = email.message.Message()
     message["content-type"] = content_type
     if message.get_content_maintype() != "application":
@@ -195,11 +202,12 @@ class CORSMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if not any(name == b"origin" for name, _ in scope["headers"]):
+            await self.app(scope, receive, send)  # no Origin: not a CORS request
+            return
         headers = Headers(scope=scope)
-        origin = headers.get("origin")
-        if origin is None:
-            await self.app(scope, receive, send)
-        elif scope["method"] == "OPTIONS" and "access-control-request-method" in headers:
+        origin = headers["origin"]
+        if scope["method"] == "OPTIONS" and "access-control-request-method" in headers:
             await self.preflight(origin, headers)(scope, receive, send)
         else:
             await self.app(scope, receive, self._with_headers(scope, origin, send))

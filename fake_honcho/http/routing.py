@@ -29,6 +29,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, Router, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fake_honcho.http.parameters import check_request
+
 __all__ = ["DispatchRouter", "RoutedShortcut"]
 
 Table = dict[tuple[str, int], list["_Shape"]]
@@ -97,7 +99,7 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
     """
     request = Request(scope, receive, send)
     try:
-        response = await endpoint(request)
+        response = await _checked(endpoint, request, scope)
     except Exception as error:
         failed = error
     else:
@@ -112,6 +114,17 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
             raise
         return
     await wrap_app_handling_exceptions(_raising(failed), request)(scope, receive, send)
+
+
+async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Response:
+    """The endpoint's answer, after FastAPI's checks of the request, its writes one
+    transaction of the fake's store (an app without a fake calls the endpoint alone)."""
+    fake = getattr(scope.get("app"), "fake", None)
+    if fake is None:
+        return await endpoint(request)
+    with fake.store.transaction():
+        await check_request(request, scope["method"], scope["route"].path)
+        return await endpoint(request)
 
 
 def _raising(error: Exception) -> ASGIApp:

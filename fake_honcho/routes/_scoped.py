@@ -49,8 +49,9 @@ class Recall:
 
 def refuse_scope_positions(fake: Server, ws: str, names: list[str | None], what: str) -> None:
     """A scope is never the observer or target of a representation (nor a reserved name
-    that does not exist yet: it could become one)."""
-    present = [name for name in names if name is not None]
+    that does not exist yet: it could become one). Only reserved names are checked, as
+    the server picks its candidates before looking (so a NUL elsewhere is no 422 here)."""
+    present = [name for name in names if name is not None and name.startswith(scopes.PREFIX)]
     with fake.store.lock:
         scopes.reject_scope_observed(
             fake, ws, present, f"{scopes.NO_REPRESENTATION} a {what} observer or target."

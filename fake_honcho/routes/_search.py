@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from fake_honcho.errors import HonchoError, real_bug
 from fake_honcho.http.endpoint import fake_of, read_body, respond, strip_nul
 from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.wire import PublicRows
@@ -33,6 +34,9 @@ async def run_search(
     body = await read_body(request, schema, successor=successor)
     filters = body.get("filters")
     if body.get("scope") is not None:
+        if "\x00" in str(body["scope"]):  # the scope's name reaches PostgreSQL's text
+            refused = HonchoError(422, "Peer name(s) must not contain NUL (0x00) bytes")
+            raise real_bug(fake, "real-nul-lookup-500", refused)
         filters = scopes.search_filters(fake, ws, body["scope"], filters)
         if filters is None:  # a scope without sessions matches nothing
             return respond(request, [], schema="Message", many=True)

@@ -24,7 +24,7 @@ from fake_honcho.deriver.representation import (
     render_plain,
     select,
 )
-from fake_honcho.errors import HonchoError, not_found
+from fake_honcho.errors import HonchoError, not_found, real_bug
 from fake_honcho.http.auth import require_member, require_own_peer
 from fake_honcho.http.endpoint import (
     fake_of,
@@ -64,6 +64,7 @@ from fake_honcho.store.resources import (
     fail_if_cached_only,
     get_active_session,
     get_peer,
+    reject_impossible_peer_names,
     unhandled_if_unnamable,
 )
 from fake_honcho.store.state import Row
@@ -96,16 +97,20 @@ async def schedule_dream(request: Request) -> Response:
     observer = body["observer"]
     fake = fake_of(request)
     observed = body.get("observed") or observer
+    ws = request.path_params["workspace_id"]
     with fake.store.lock:
         fail_if_cached_only(fake, request.path_params["workspace_id"])
+        if fake.version.speaks(Feature.SCOPES):  # enqueue_dream's check, of every name
+            reject_impossible_peer_names([observer, observed])
         scopes.reject_scope_observed(
-            fake,
-            request.path_params["workspace_id"],
-            [observed],
-            f"{scopes.NO_REPRESENTATION} the observed peer of a dream.",
+            fake, ws, [observed], f"{scopes.NO_REPRESENTATION} the observed peer of a dream."
         )
+        if fake.store.get("workspaces", ws) is None:
+            # the queue row's workspace is a foreign key: its INSERT fails
+            missing = not_found(f"Workspace {ws} not found")
+            raise real_bug(fake, "real-dream-unknown-workspace-500", missing)
     fake.deriver.schedule_dream(
-        request.path_params["workspace_id"],
+        ws,
         observer,
         observed,
         body["dream_type"],
@@ -131,6 +136,8 @@ async def create_conclusions(request: Request) -> Response:
                 get_active_session(fake, workspace_id, session_id)
         for item in conclusions:
             for peer_id in (item["observer_id"], item["observed_id"]):
+                # 3.0.12 looks each up as PeerCreate(name=...), refusing a bad name unhandled
+                unhandled_if_unnamable(fake, peer_id, "real-conclusion-invalid-peer-500")
                 get_peer(fake, workspace_id, peer_id)
         scopes.reject_scope_observed(
             fake,
@@ -171,6 +178,17 @@ async def list_conclusions(request: Request) -> Response:
     return respond(request, page_of(rows, params, _shown(request)), schema="Page_Conclusion_")
 
 
+# a semantic conclusion query names no pair: 3.0.12's text, and from 3.1 (whose filters
+# are strict) the text that says where the pair goes
+_UNPAIRED_QUERY = {
+    False: "observer and observed must be specified for semantic search",
+    True: "observer and observed must be specified for semantic search. Pass them inside "
+    "the 'filters' object, e.g. "
+    '{"query": "...", "filters": {"observer": "alice", "observed": "bob"}}. '
+    "Both 'observer'/'observer_id' and 'observed'/'observed_id' are accepted.",
+}
+
+
 async def query_conclusions(request: Request) -> Response:
     fake = fake_of(request)
     body = await read_body(request, "ConclusionQuery")
@@ -178,7 +196,7 @@ async def query_conclusions(request: Request) -> Response:
     observer = _take_peer(filters, "observer")
     observed = _take_peer(filters, "observed")
     if not observer or not observed:
-        raise HonchoError(422, "observer and observed must be specified for semantic search")
+        raise HonchoError(422, _UNPAIRED_QUERY[fake.version.speaks(Feature.STRICT_FILTERS)])
     predicate = compile_filter(
         _conclusion_filters(filters),
         _filterable(request),
@@ -231,6 +249,7 @@ async def delete_conclusion(request: Request) -> Response:
 # -- representation, card, peer context -----------------------------------------------
 
 CARD_INVALID_PEER = "real-card-invalid-peer-500"
+NUL_IN_NAME = "Peer name(s) must not contain NUL (0x00) bytes"
 
 
 async def representation(request: Request) -> Response:
@@ -250,6 +269,8 @@ async def representation(request: Request) -> Response:
     )
     target = body.get("target") or peer_id
     observer = recall.observer if recall else peer_id
+    if "\x00" in target:  # PostgreSQL text cannot hold NUL: the lookup itself fails
+        raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
     with fake.store.lock:
         rows = fake.deriver.conclusions.of_pair(workspace_id, observer, target)
     text = render_markdown(select(rows, selection, fake.nearness))
@@ -295,6 +316,8 @@ async def peer_context(request: Request) -> Response:
             [peer_id, target],
             "Use the `scope` option on the read routes instead.",
         )
+        if "\x00" in target:  # 3.0.12 reaches the database with it (3.1: refused above)
+            raise real_bug(fake, "real-nul-lookup-500", HonchoError(422, NUL_IN_NAME))
         if not fake.version.speaks(Feature.PEER_NAME_422) and create_error([peer_id]):
             raise HonchoError(404, "Peer not found")  # 3.0.12 catches PeerCreate's ValueError
         get_peer(fake, workspace_id, peer_id)
@@ -347,16 +370,17 @@ async def session_context(request: Request) -> Response:
         budget = tokens
         if peer_target:
             observer = scope_observer or peer_perspective or peer_target
-            if scope_observer is None:  # the card is read through the observer's peer row
+            hidden = allowlist is not None and fake.version.speaks(
+                Feature.NARROWED_RECALL_HIDES_CARD
+            )  # a card has no per-session provenance: not read at all
+            if scope_observer is None and not hidden:  # read through the observer's row
                 unhandled_if_unnamable(fake, observer, CARD_INVALID_PEER)
                 get_peer(fake, workspace_id, observer)
             if allowlist is not None:
                 selection = replace(selection, sessions=allowlist)
             rows = fake.deriver.conclusions.of_pair(workspace_id, observer, peer_target)
             chosen = select(rows, selection, fake.nearness)
-            card = cards.read(fake.store, workspace_id, observer, peer_target)
-            if allowlist is not None and fake.version.speaks(Feature.NARROWED_RECALL_HIDES_CARD):
-                card = None  # a card has no per-session provenance
+            card = None if hidden else cards.read(fake.store, workspace_id, observer, peer_target)
             representation_text = render_markdown(chosen)
             budget = tokens - charge(render_plain(chosen), card)
         fitted = fit(
@@ -419,6 +443,8 @@ async def peer_chat(request: Request) -> Response:
             if recall is not None
             else None
         )
+        # 3.0.12 builds PeerCreate(name=peer_id) outside any error handling
+        unhandled_if_unnamable(fake, peer_id, "real-chat-invalid-peer-500")
         ensure_peers(fake, workspace_id, [peer_id])
         missing = _chat_preflight(fake, workspace_id, target, body.get("session_id"))
         if missing is not None:

@@ -103,8 +103,9 @@ async def upload(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     async with request.form() as form:
-        upload_file = form.get("file")
-        peer_id = form.get("peer_id")
+        # FastAPI takes an empty form field for a missing one
+        upload_file = form.get("file") or None
+        peer_id = form.get("peer_id") or None
         # The form's fields in the route's order; a text field named file is no file.
         items = [
             validation_item("missing", ("body", name), "Field required", None)
@@ -120,13 +121,15 @@ async def upload(request: Request) -> Response:
         data = await upload_file.read()
         content_type = upload_file.content_type or ""
         extra = {name: form.get(name) for name in ("metadata", "configuration", "created_at")}
+    # the form is read by a dependency, which runs before the route looks at the file
+    fields = _form_fields(fake, extra)
     if len(data) > MAX_FILE_SIZE:
         raise HonchoError(
             413,
             f"File size ({len(data)} bytes) exceeds maximum allowed size ({MAX_FILE_SIZE} bytes)",
         )
     text = extract_text(data, content_type)
-    item: dict[str, Any] = {"peer_id": peer_id, **_form_fields(fake, extra)}
+    item: dict[str, Any] = {"peer_id": peer_id, **fields}
     # Not a model body: the models' validators run one by one, each refusal a 422.
     item["metadata"] = _validated(sanitized_metadata, item.get("metadata"), ("body", "metadata"))
     drafts = [

@@ -54,6 +54,8 @@ async def update(request: Request) -> Response:
         existing = fake.store.get("peers", (ws, pid))
         if existing is None:
             if fake.version.speaks(Feature.PEER_NAME_422):
+                if fake.store.get("workspaces", ws) is None:
+                    check_new_name(fake, ws)  # the workspace is built before the peer
                 check_new_peer_names(fake, ws, [pid])
             else:
                 check_new_name(fake, pid, bug="real-peer-put-invalid-id-500")

@@ -94,10 +94,12 @@ async def get_or_create(request: Request) -> Response:
         created = row is None
         if row is None:
             plan_members(fake, ws, sid, peers)
+            # the workspace is built before the peers; the route catches its ValidationError
+            text = create_error([ws], WorkspaceCreate)
+            if text is not None and fake.store.get("workspaces", ws) is None:
+                raise HonchoError(422, text)
             _check_peer_names(fake, ws, peers, 422, creating_workspace=True)
-            text = create_error([ws], WorkspaceCreate)  # the route catches its ValidationError
-            refused = None if text is None else HonchoError(422, text)
-            ensure_workspace(fake, ws, refused, creating=unable_to_create_session(sid))
+            ensure_workspace(fake, ws, creating=unable_to_create_session(sid))
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
                 add_members(fake, ws, sid, peers)
@@ -289,14 +291,18 @@ async def add_peers(request: Request) -> Response:
     fake = fake_of(request)
     ws, sid = _ids(request)
     body = await read_body(request, "SessionPeerMap")
-    if create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
-        raise _cannot_create()
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
+        if create_error([sid]) is not None:  # SessionCreate(name=sid) in the route
+            raise _cannot_create()
         reject_reserved_new(fake, ws, body)
         existing = fake.store.get("sessions", (ws, sid))
         if existing is None:
             plan_members(fake, ws, sid, body)
+            # the workspace is built before the peers (its ValueError caught alike)
+            new_workspace = fake.store.get("workspaces", ws) is None
+            if new_workspace and create_error([ws], WorkspaceCreate) is not None:
+                raise _cannot_create()
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
         _check_peer_names(fake, ws, body, 404, "Session not found", creating_workspace=True)
@@ -312,9 +318,15 @@ async def set_peers(request: Request) -> Response:
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
-        row = get_active_session(fake, ws, sid)
+        # the server finds the session row whether or not it is deleted, sets the
+        # peers, and only then reads it back (404 for a deleted one)
+        row = fake.store.get("sessions", (ws, sid))
+        if row is None:
+            raise session_not_found(ws, sid)
         reject_reserved_new(fake, ws, body)
         _check_peer_names(fake, ws, body, 404, "Failed to set peers for session")
+        if not row["is_active"]:
+            raise session_not_found(ws, sid)
         current = session_members(fake.store, ws, sid)
         leaving = [  # a scope's membership is the scopes routes' to end
             m["peer_id"]

@@ -12,10 +12,11 @@ conclusions stated there; fail-closed when it has none).
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from fake_honcho.deriver import chat, workspace_chat
+from fake_honcho.errors import HonchoError
 from fake_honcho.http.endpoint import fake_of, read_body, strip_nul
 from fake_honcho.http.permissions import IN_WORKSPACE, guarded
 from fake_honcho.routes._response_format import check_response_format
@@ -37,9 +38,14 @@ async def workspace_chat_route(request: Request) -> Response:
     if body.get("response_format") is not None:
         check_response_format(body["response_format"])
     with fake.store.lock:
-        get_workspace(fake, workspace_id)
-        if body.get("session_id"):
-            get_active_session(fake, workspace_id, body["session_id"])
+        try:
+            get_workspace(fake, workspace_id)
+            if body.get("session_id"):
+                get_active_session(fake, workspace_id, body["session_id"])
+        except HonchoError:
+            if body.get("stream"):  # looked up inside the stream, after its 200 has started
+                return StreamingResponse(iter(()), media_type="text/event-stream")
+            raise
         peers = workspace_chat.active_peers(fake.store, workspace_id, fake.clock(), sessions)
         recall = [
             (

@@ -29,12 +29,10 @@ import hashlib
 import importlib
 import math
 import struct
-import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import mul, sub, truediv
+from operator import mul
 from typing import Protocol
 
 from fake_honcho.search import terms
@@ -47,7 +45,6 @@ __all__ = [
     "Embedder",
     "HashedCode",
     "HashedEmbedder",
-    "HashedScores",
     "VectorFunction",
     "encode_base64",
     "pg_cosine_distance",
@@ -125,10 +122,6 @@ class HashedEmbedder:
             shared + sum(map(mul, query.dense, item.dense)), query.norm, item.norm
         )
 
-    def scores(self) -> HashedScores:
-        """A whole-workspace scan structure for this embedder's codes."""
-        return HashedScores()
-
     def vector(self, text: str, dimensions: int = DIMENSIONS) -> list[float]:
         code = self.encode(text, dimensions)
         vector = [0.0] * dimensions
@@ -136,70 +129,6 @@ class HashedEmbedder:
             vector[bucket] = float(_TERM_WEIGHT)
         vector[dimensions - _DENSE :] = map(float, code.dense)
         return vector
-
-
-class HashedScores:
-    """Every row's nearness to a query at once, for a whole-workspace scan: the dense
-    tails kept as 32 columns of 32-bit fields (one Python int each, so a query's dot
-    products are 32 multiplications of big ints, in C), the term buckets as postings.
-
-    :meth:`scores` gives ``dot / sqrt(norm)`` per row, which orders rows as the cosine
-    distance does up to rounding; callers confirm the nearest with exact distances.
-    Each field holds a tail value plus 15 (never negative, so no field borrows from the
-    next); a per-row base, packed the same way, takes the offsets back out and adds
-    :data:`_BIAS`, which keeps every field's sum positive.
-    """
-
-    def __init__(self) -> None:
-        self._columns = [array("I") for _ in range(_DENSE)]
-        self._bases = array("I")  # per row: _BIAS - 15 * sum(dense) - 32 * 15 * 15
-        self._postings: dict[int, array[int]] = {}
-        self._roots = array("d")
-        self._packed: tuple[list[int], int, int] | None = None
-
-    def __len__(self) -> int:
-        return len(self._roots)
-
-    def add(self, code: HashedCode) -> None:
-        row = len(self._roots)
-        for column, value in zip(self._columns, code.shifted, strict=True):
-            column.append(value)
-        for bucket in code.buckets:
-            found = self._postings.get(bucket)
-            if found is None:
-                found = self._postings[bucket] = array("I")
-            found.append(row)
-        self._bases.append(_BIAS - _DENSE_RANGE * (sum(code.shifted) - _OFFSETS) - _SHIFTED)
-        self._roots.append(math.sqrt(code.norm))
-        self._packed = None
-
-    def _pack(self) -> tuple[list[int], int, int]:
-        def packed(values: array[int]) -> int:
-            return int.from_bytes(values.tobytes(), sys.byteorder)
-
-        ones = packed(array("I", [1]) * len(self))
-        return [packed(column) for column in self._columns], packed(self._bases), ones
-
-    def scores(self, query: HashedCode) -> list[float]:
-        if self._packed is None:
-            self._packed = self._pack()
-        columns, total, ones = self._packed
-        rows = len(self._roots)
-        for weight, column in zip(query.dense, columns, strict=True):
-            total += (weight + _DENSE_RANGE) * column
-        # each field: dot + _BIAS (the query's own offset taken out of every row at once)
-        total -= _DENSE_RANGE * (sum(query.shifted) - _OFFSETS) * ones
-        dots = list(map(sub, array("I", total.to_bytes(4 * rows, sys.byteorder)), repeat(_BIAS)))
-        shared = _TERM_WEIGHT * _TERM_WEIGHT
-        for bucket in query.buckets:
-            for row in self._postings.get(bucket, ()):
-                dots[row] += shared
-        return list(map(truediv, dots, self._roots))
-
-
-_BIAS = 1 << 20
-_OFFSETS = _DENSE * _DENSE_RANGE  # what the shifted tail adds to a sum of its values
-_SHIFTED = _DENSE * _DENSE_RANGE * _DENSE_RANGE
 
 
 class CallableEmbedder:

@@ -25,12 +25,10 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from heapq import nlargest
-from itertools import compress, repeat
-from operator import ge
 from typing import Any, Literal, TypeVar
 
-from fake_honcho.search.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder
+from fake_honcho.search.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder, HashedEmbedder
+from fake_honcho.search.nearest import HashedRows
 from fake_honcho.search.pgsort import first
 from fake_honcho.store.state import Key, Row, Store
 
@@ -131,7 +129,7 @@ class _Workspace:
     messages: dict[str, _Embedded] = field(default_factory=dict)  # by id, in embedding order
     owners: list[str | None] = field(default_factory=list)  # per row; None once deleted
     codes: list[object] = field(default_factory=list)
-    scores: Any = None  # the embedder's whole-scan structure, when it has one
+    nearest: HashedRows | None = None  # the default embedder's rows, for an exact top-k
     dead: int = 0
 
 
@@ -189,6 +187,8 @@ class MessageEmbeddings:
             if space is not None and gone is not None:
                 for row in gone.rows:
                     space.owners[row] = None
+                    if space.nearest is not None:
+                        space.nearest.discard(row)
                 space.dead += len(gone.rows)
                 if space.dead > 1000 and space.dead * 2 > len(space.owners):
                     self._rebuild(old["workspace_id"], space)
@@ -210,14 +210,14 @@ class MessageEmbeddings:
     def _add(
         self, space: _Workspace, mid: str, session: str, peer: str | None, codes: list[object]
     ) -> None:
-        if space.scores is None and hasattr(self.embedder, "scores"):
-            space.scores = self.embedder.scores()
+        if space.nearest is None and isinstance(self.embedder, HashedEmbedder):
+            space.nearest = HashedRows()
         start = len(space.owners)
         space.owners.extend([mid] * len(codes))
         space.codes.extend(codes)
-        if space.scores is not None:
+        if space.nearest is not None:
             for code in codes:
-                space.scores.add(code)
+                space.nearest.add(code)  # type: ignore[arg-type]
         space.messages[mid] = _Embedded(session, peer, list(range(start, len(space.owners))))
 
     def nearest(
@@ -284,32 +284,21 @@ class MessageEmbeddings:
         return [rows[at] for at in first(keys, count, min(count, len(keys)))] if keys else []
 
     def _nearest_rows(self, space: _Workspace, target: object, count: int) -> list[int] | None:
-        """The workspace's ``count`` nearest rows from its whole-scan scores, confirmed by
-        exact distances; None (the caller sorts every row) when the embedder has no such
-        scan or two of the nearest tie exactly (the sort's tie order then needs all rows)."""
-        if space.scores is None:
+        """The workspace's ``count`` nearest rows (:class:`HashedRows`: every row within
+        rounding of the cut compared by exact distance); None (the caller sorts every
+        row) when the embedder has no such index or two of the nearest tie exactly (the
+        sort's tie order then needs all rows)."""
+        if space.nearest is None:
             return None
-        scores = space.scores.scores(target)
-        live = len(space.owners) - space.dead
-        wanted = min(count, live)
+        wanted = min(count, len(space.owners) - space.dead)
         if wanted == 0:
             return []
-        owners = space.owners
-        if space.dead:  # a deleted row scores below every live one
-            for row, owner in enumerate(owners):
-                if owner is None:
-                    scores[row] = -math.inf
-        # Every row scoring within rounding of the ``wanted``-th best is a candidate.
-        edge = nlargest(wanted, scores)[-1]
-        floor = edge - 1e-9 * abs(edge)
-        ranked = list(compress(range(len(scores)), map(ge, scores, repeat(floor))))
-        distance = self.embedder.distance
-        exact = {row: _sortable(distance(target, space.codes[row])) for row in ranked}
-        ordered = sorted(ranked, key=exact.__getitem__)
-        head = [exact[row] for row in ordered[: wanted + 1]]
+        ranked = space.nearest.nearest(target, wanted)  # type: ignore[arg-type]
+        ordered = sorted(ranked, key=lambda pair: _sortable(pair[1]))
+        head = [_sortable(distance) for _, distance in ordered[: wanted + 1]]
         if len(set(head)) < len(head):  # a tie among the nearest, or at the cut
             return None
-        return ordered[:wanted]
+        return [row for row, _ in ordered[:wanted]]
 
 
 def _sortable(distance: float) -> float:

@@ -82,7 +82,9 @@ class Model:
     """What a filter may name for one resource: its allowed keys and real columns.
 
     ``linked_sources``: ``source_ids`` is read as pull request 952's links between
-    conclusions (3.2), not as the JSONB column it is in 3.1.
+    conclusions (3.2), not as the JSONB column it is in 3.1. ``raw_keys``: any other key
+    is looked up as a column of the table (Honcho's documents), so an unknown one is a
+    column that does not exist rather than one that is not allowed.
     """
 
     def __init__(
@@ -92,11 +94,13 @@ class Model:
         columns: tuple[str, ...],
         *,
         linked_sources: bool = False,
+        raw_keys: bool = False,
     ) -> None:
         self.name = name
         self.allowed = allowed
         self.columns = frozenset(columns)
         self.linked_sources = linked_sources
+        self.raw_keys = raw_keys
 
 
 WORKSPACE = Model("Workspace", GENERIC_KEYS, ("id", "created_at", "metadata"))
@@ -121,10 +125,10 @@ CONCLUSION_KEYS = (
     "created_at",
     "times_derived",
 )
-CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS)
+CONCLUSION = Model("Document", CONCLUSION_KEYS, CONCLUSION_KEYS, raw_keys=True)
 # 3.1's strict filters reach the raw `source_ids` column too, as JSONB (3.0.12: a 500).
 SOURCED_CONCLUSION = Model(
-    "Document", (*CONCLUSION_KEYS, "source_ids"), (*CONCLUSION_KEYS, "source_ids")
+    "Document", (*CONCLUSION_KEYS, "source_ids"), (*CONCLUSION_KEYS, "source_ids"), raw_keys=True
 )
 # From 3.2 (pull request 952) `source_ids` is membership in the list of conclusions a
 # conclusion was derived from (see `_source_ids`).
@@ -133,6 +137,7 @@ ATTRIBUTED_CONCLUSION = Model(
     (*CONCLUSION_KEYS, "source_ids"),
     (*CONCLUSION_KEYS, "source_ids"),
     linked_sources=True,
+    raw_keys=True,
 )
 
 
@@ -363,7 +368,7 @@ def _text_contains(key: str, pattern: re.Pattern[str]) -> Predicate:
 
 
 def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | None:
-    if key not in model.allowed:
+    if key not in model.allowed and not model.raw_keys:
         raise filter_error(
             f"Column '{key}' is not allowed to be filtered on or does not exist on {model.name}"
         )

@@ -11,6 +11,7 @@ from fake_honcho.errors import HonchoError, real_bug
 from fake_honcho.store import scopes
 from fake_honcho.store.message_index import message_index
 from fake_honcho.store.resources import (
+    check_new_name,
     check_new_peer_names,
     ensure_session,
     now,
@@ -44,10 +45,17 @@ def store_messages(
     index = message_index(fake.store)
     authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
     with fake.store.lock:
-        session = fake.store.get("sessions", (ws, sid))
-        if session is not None and not session["is_active"]:
-            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        # As crud/message.py create_messages: scope authors refused, the SessionCreate
+        # model built (a bad session name is unhandled), then get_or_create_session: a
+        # deleted session, the workspace (built first), the new peers' names.
         scopes.reject_scopes(fake, ws, authors, "Scope peers cannot author messages.")
+        session = fake.store.get("sessions", (ws, sid))
+        if session is None:
+            check_new_name(fake, sid)
+        elif not session["is_active"]:
+            raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
+        if fake.store.get("workspaces", ws) is None:
+            check_new_name(fake, ws)
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
@@ -62,6 +70,9 @@ def store_messages(
         joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
         ensure_session(fake, ws, sid)
         write_members(fake, ws, sid, joins)
+        # committed before the messages are inserted: a message the database refuses
+        # leaves the session and its members (divergence real-unstorable-json-500)
+        fake.store.commit()
         stamp = now(fake)
         in_session = len(index.session_ids(ws, sid))
         rows = []

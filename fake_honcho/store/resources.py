@@ -287,6 +287,8 @@ def ensure_peers(fake: World, ws: str, names: list[str]) -> None:
     missing = [name for name in names if fake.store.get("peers", (ws, name)) is None]
     if not missing:  # the common case: a write by peers that exist
         return
+    if fake.store.get("workspaces", ws) is None:
+        check_new_name(fake, ws)  # the workspace is built before the peers
     check_new_peer_names(fake, ws, missing)
     names = list(dict.fromkeys(missing))
     ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {names}"))

@@ -12,12 +12,27 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
+
+from fake_honcho.store.jsonb import Unstorable, unstorable
 
 Key = str | tuple[str, ...]
 Row = dict[str, Any]
 Listener = Callable[[str, Key, Row | None, Row | None], None]
 Attachment = TypeVar("Attachment")
+
+#: Honcho's JSONB columns, by collection: a value PostgreSQL refuses there fails the write.
+JSON_COLUMNS: dict[str, tuple[str, ...]] = {
+    "workspaces": ("metadata", "configuration"),
+    "peers": ("metadata", "configuration"),
+    "sessions": ("metadata", "configuration"),
+    "messages": ("metadata",),
+}
+
+# The changes of the transaction running in this context: (collection, key, old row).
+_UNDO: ContextVar[list[tuple[str, Key, Row | None]] | None] = ContextVar("undo", default=None)
 
 
 class Store:
@@ -101,14 +116,27 @@ class Store:
         return len(self._collections.get(collection, {}))
 
     def put(self, collection: str, key: Key, row: Row) -> None:
-        """Insert or replace a row; a replaced row keeps its insertion position."""
+        """Insert or replace a row; a replaced row keeps its insertion position.
+
+        A row whose JSON columns hold what PostgreSQL refuses is not written:
+        :class:`~fake_honcho.store.jsonb.Unstorable`.
+        """
         # The hot path of every write: lookups inlined, no empty table built per call.
+        columns = JSON_COLUMNS.get(collection)
+        if columns is not None:
+            for column in columns:
+                value = row.get(column)
+                if value and unstorable(value):
+                    raise Unstorable(collection, column)
         with self.lock:
             table = self._collections.get(collection)
             if table is None:
                 table = self._collections[collection] = {}
             old = table.get(key)
             table[key] = row
+            undo = _UNDO.get()
+            if undo is not None:
+                undo.append((collection, key, old))
             listeners = self._notified.get(collection)
             for listener in listeners if listeners is not None else self._listeners_of(collection):
                 listener(collection, key, old, row)
@@ -119,8 +147,46 @@ class Store:
             old = table.pop(key, None)
             if old is None:
                 return
+            undo = _UNDO.get()
+            if undo is not None:
+                undo.append((collection, key, old))
             for listener in self._listeners_of(collection):
                 listener(collection, key, old, None)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """What runs inside is written whole or, when a row is :class:`Unstorable`, rolled
+        back to the last :meth:`commit` (as the server's database transaction is)."""
+        token = _UNDO.set([])
+        try:
+            yield
+        except Unstorable:
+            self._roll_back()
+            raise
+        finally:
+            _UNDO.reset(token)
+
+    def commit(self) -> None:
+        """Keep what the running transaction wrote so far, whatever follows (the server
+        commits some writes before the rest of a request: a message's session and peers)."""
+        undo = _UNDO.get()
+        if undo is not None:
+            undo.clear()
+
+    def _roll_back(self) -> None:
+        undo = _UNDO.get()
+        if not undo:
+            return
+        token = _UNDO.set(None)
+        try:
+            with self.lock:
+                for collection, key, old in reversed(undo):
+                    if old is None:
+                        self.delete(collection, key)
+                    else:
+                        self.put(collection, key, old)
+        finally:
+            _UNDO.reset(token)
 
     def clear(self) -> None:
         """Drop every row, telling listeners about each one (indexes empty themselves)."""

@@ -24,6 +24,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from fake_honcho.store.word_counts import WordCounts
+
 ENCODING = "o200k_base"
 VOCABULARY = Path(__file__).with_name("vocabulary")
 SPECIAL_TOKENS = ("<|endoftext|>", "<|endofprompt|>")
@@ -57,9 +59,13 @@ def load(encoding: str = ENCODING) -> Any:
 
 
 def token_count(text: str) -> int:
-    """``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``."""
-    if not text:
-        return 0
+    """``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``, by word where
+    that is exact (:mod:`fake_honcho.store.word_counts`)."""
+    return _by_words(text) if text else 0
+
+
+def _count_whole(text: str) -> int:
+    """tiktoken's count of the whole of ``text``."""
     if not text.isascii():
         # tiktoken reads a str through its UTF-8 form, which CPython then keeps on the str
         # for as long as it lives (a stored message's content): count a copy instead.
@@ -69,6 +75,9 @@ def token_count(text: str) -> int:
             # Lone surrogates (JSON allows "\ud800"): tiktoken re-decodes them as U+FFFD.
             text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return len(load().encode_ordinary(text))
+
+
+_by_words = WordCounts(_count_whole)
 
 
 def estimate_tokens(text: str) -> int:

@@ -164,3 +164,44 @@ def test_a_served_fake_holds_embeddings_until_released_over_http() -> None:
         assert status == {"embed_messages": True, "mode": "held", "pending": 1}
         assert client.post("/_fake/embeddings/release").json() == {"released": 1}
         assert search(client, "zzzz") == ["I love pizza"]
+
+
+@pytest.mark.parametrize("flat", [10_000, 64])
+def test_the_nearest_rows_index_keeps_every_row_up_to_the_cut(
+    flat: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HashedRows against every row's exact distance: in one tier, and dealt into tiers
+    (past ``_FLAT`` rows), with deleted rows, repeated texts and multi-word queries."""
+    import random
+
+    from fake_honcho.search import nearest
+
+    monkeypatch.setattr(nearest, "_FLAT", flat)
+    rng = random.Random(3)
+    words = [f"w{number}" for number in range(60)]
+    texts = [
+        " ".join(rng.choices(words, k=rng.choice((1, 2, 3, 5, 8, 13, 20, 40, 80))))
+        for _ in range(3000)
+    ]
+    texts += texts[:30]  # identical vectors tie
+    embedder = HashedEmbedder()
+    codes = [embedder.encode(text) for text in texts]
+    rows = nearest.HashedRows()
+    for code in codes:
+        rows.add(code)
+    dead = set(rng.sample(range(len(codes)), 40))
+    for row in dead:
+        rows.discard(row)
+    for query in ["w1", "w2 w3", "w4 w5 w6 w7", "nothing shared", "none here", texts[5]]:
+        target = embedder.encode(query)
+        exact = {
+            row: embedder.distance(target, code)
+            for row, code in enumerate(codes)
+            if row not in dead
+        }
+        for wanted in (1, 7, 40, 200):
+            got = rows.nearest(target, wanted)
+            cut = sorted(exact.values())[wanted - 1]
+            assert [row for row, _ in got] == sorted(row for row, _ in got)
+            assert all(distance == exact[row] for row, distance in got)
+            assert {row for row, distance in exact.items() if distance <= cut} <= dict(got).keys()

@@ -15,9 +15,18 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from fake_honcho import FakeHoncho
-from fake_honcho.store.tokens import ENCODING, VOCABULARY, special_token_error, token_count
+from fake_honcho.store.tokens import (
+    ENCODING,
+    VOCABULARY,
+    load,
+    special_token_error,
+    token_count,
+)
+from fake_honcho.store.word_counts import WORD_LENGTH, WORD_LIMIT, WordCounts, by_words
 
 from .tokens_vocabulary import ranks_from_js_tiktoken, tiktoken_definition
 
@@ -102,3 +111,47 @@ def test_js_tiktoken_rows_become_tiktoken_rank_lines() -> None:
     rows = f"! 0 {a} {b}\\n! 7 {c}"  # a JSON string: its rows split by an escaped newline
     module = 'module.exports = {"bpe_ranks": "' + rows + '"};'
     assert ranks_from_js_tiktoken(module) == f"{a} 0\n{b} 1\n{c} 7\n".encode()
+
+
+def _tiktoken_count(text: str) -> int:
+    """tiktoken's own count of the whole text (lone surrogates read as U+FFFD)."""
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return len(load().encode_ordinary(text))
+
+
+_PIECES = st.sampled_from(
+    [" ", "  ", "\n", "\t", "\r\n", "\u00a0", "\u3000", "\u200b", "a", "Z", "é", "ß", "Ж",
+     "中文", "😀", "\u0301", "'s", "'LL", "'", "7", "123456", "١٢", ".", ",", "!?", "/", "-",
+     "<|endoftext|>", "word", "Word", "WORD", "wörd", "x" * 70]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+@example("a\t \tb")
+@example("a\n \nb")
+@example("a\r \rb")
+@example("a\x0b \x0bb")
+@example("a\x0c \x0cb")
+@example("a\u3000 \u3000b")
+@example("a  b")
+def test_counting_by_word_is_tiktokens_whole_count(text: str) -> None:
+    """A text of single-spaced words is counted word by word (remembered counts); any
+    text, whatever its spacing, counts as tiktoken counts it whole."""
+    assert token_count(text) == _tiktoken_count(text)
+
+
+def test_word_counting_matches_tiktoken_on_chat_text() -> None:
+    from bench.corpus import conversation
+
+    texts = [entry["content"].replace("\x00", "") for entry in COUNTED] + list(conversation(3000))
+    assert all(by_words(text) for text in texts[-100:])  # the corpus takes the word path
+    assert [token_count(text) for text in texts] == [_tiktoken_count(text) for text in texts]
+
+
+def test_remembered_words_are_bounded() -> None:
+    counts = WordCounts(_tiktoken_count)
+    counts(" ".join(f"w{number}" for number in range(WORD_LIMIT + 500)))
+    counts("y" * (WORD_LENGTH + 1) + " " + "z" * (WORD_LENGTH + 1))
+    assert len(counts._spaced) == WORD_LIMIT
+    assert "z" * (WORD_LENGTH + 1) not in counts._spaced

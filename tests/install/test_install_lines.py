@@ -277,6 +277,7 @@ PROBES: dict[str, list[str]] = {
         'token_count; FakeHoncho().close(); assert token_count("hello world") == 2\'',
     ],
     "contract": ["pytest -q -p no:cacheprovider --co --pyargs contract_tests.suites.api"],
+    "fuzz": ["fake-honcho fuzz --help"],
     "replay": ["fake-honcho replay --help", "python -c 'import vcr'"],
     "test": ["python -c 'import hypothesis, schemathesis, honcho, build'", "ruff --version"],
 }
@@ -356,4 +357,4 @@ def test_every_kind_of_install_is_covered() -> None:
     for extra in ("fake", "contract"):
         assert f"pip install './{CLONE}[{extra}]'" in commands
         assert f"pip install '{KIT}[{extra}]'" in commands
-    assert {"core", "fake", "contract", "test", "pipx"} <= set(GROUPS)
+    assert {"core", "fake", "contract", "fuzz", "test", "pipx"} <= set(GROUPS)

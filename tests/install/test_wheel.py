@@ -86,7 +86,8 @@ def test_the_core_requirements_are_httpx_and_pydantic_only(installed: Installed)
         metadata = email.message_from_bytes(archive.read(name))
     core = [r for r in metadata.get_all("Requires-Dist") or [] if "extra ==" not in r]
     assert sorted(r.split(">=")[0] for r in core) == ["httpx", "pydantic"]
-    assert set(metadata.get_all("Provides-Extra") or []) == {"fake", "contract", "replay", "test"}
+    extras = {"fake", "contract", "fuzz", "replay", "test"}
+    assert set(metadata.get_all("Provides-Extra") or []) == extras
 
 
 def test_the_docs_pages_ship_their_script_and_style(installed: Installed) -> None:
