@@ -98,21 +98,32 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
             delete_workspaces(client, prefix)
 
 
-def _report(
-    client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
-) -> int:
-    version: HonchoVersion | None = args.honcho_version
+def served_as(
+    client: httpx.Client,
+    version: HonchoVersion | None,
+    shown: str,
+    out: TextIO,
+    timeout: float,
+) -> tuple[HonchoVersion, bool, bool]:
+    """What the fake compared with the server speaks: ``version`` (else the one the server
+    is probed to serve, printed), whether the server embeds messages, and whether its
+    auth is on (it refuses a request without a key; the fake then runs with auth on)."""
     if version is None:
         served = probe_server(client)
         version, embeds = served.version, served.embeds
         print(f"probed {shown}: serves {served.describe()}", file=out)
     else:
         embeds = probe_embeds(client)
+    auth = httpx.post(f"{client.base_url}/v3/workspaces/list", json={}, timeout=timeout)
+    return version, embeds, auth.status_code == 401
+
+
+def _report(
+    client: httpx.Client, args: argparse.Namespace, prefix: str, shown: str, out: TextIO
+) -> int:
+    version, embeds, auth_on = served_as(client, args.honcho_version, shown, out, args.timeout)
     chosen = [script_named(name) for name in args.script] if args.script else EVERY_SCRIPT
     scripts = [script for script in chosen if script.runs_on(version)]
-    # a server with auth on refuses a request without a key; the fake then runs with auth on
-    auth = httpx.post(f"{client.base_url}/v3/workspaces/list", json={}, timeout=args.timeout)
-    auth_on = auth.status_code == 401
     undeclared = declared = exchanges = 0
     for script in scripts:
         real = run_script(client, script, workspace_names(prefix))

@@ -29,7 +29,7 @@ from typing import TextIO
 import httpx
 
 from fake_honcho.drift.cleanup import delete_workspaces
-from fake_honcho.drift.cli import API_KEY_ENV, without_credentials
+from fake_honcho.drift.cli import API_KEY_ENV, served_as, without_credentials
 from fake_honcho.drift.fuzz import (
     Answer,
     FuzzRecording,
@@ -38,8 +38,7 @@ from fake_honcho.drift.fuzz import (
     render_groups,
     send,
 )
-from fake_honcho.drift.probe import probe_embeds, probe_server
-from fake_honcho.versions import VERSIONS, HonchoVersion, version_argument
+from fake_honcho.versions import VERSIONS, version_argument
 
 __all__ = ["build_parser", "main"]
 
@@ -125,15 +124,7 @@ def _run(
 ) -> int:
     from fake_honcho.drift.fuzz_cases import GENERATOR, generate, operations
 
-    version: HonchoVersion | None = args.honcho_version
-    if version is None:
-        served = probe_server(client)
-        version, embeds = served.version, served.embeds
-        print(f"probed {shown}: serves {served.describe()}", file=out)
-    else:
-        embeds = probe_embeds(client)
-    # a server with auth on refuses a request without a key; the fake then runs with auth on
-    auth_on = httpx.post(client.base_url.join("/v3/workspaces/list"), json={}).status_code == 401
+    version, embeds, auth_on = served_as(client, args.honcho_version, shown, out, args.timeout)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     chosen = [
         operation

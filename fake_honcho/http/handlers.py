@@ -20,7 +20,7 @@ from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.http_rules import UNEXPECTED_ERROR, UNHANDLED_SCOPE_KEY
 from fake_honcho.http.server import DROP_EXTENSION
 from fake_honcho.http.wire import JSONBody
-from fake_honcho.store.jsonb import Unstorable, unstorable_detail
+from fake_honcho.store.jsonb import Unstorable, unencodable, unstorable_detail
 
 logger = logging.getLogger("fake_honcho")
 
@@ -43,7 +43,7 @@ class UnhandledResponse(JSONResponse):
 
 async def _honcho_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HonchoError)
-    if _unencodable(exc.detail):
+    if unencodable(exc.detail):
         # FastAPI's JSONResponse refuses NaN and infinities (allow_nan=False), and UTF-8 a
         # lone surrogate: a 422 echoing one becomes the global handler's 500 (divergences
         # real-nan-echo-500, real-lone-surrogate-500). Corrected: NaN as its name, and
@@ -52,27 +52,6 @@ async def _honcho_error(request: Request, exc: Exception) -> Response:
             return UnhandledResponse()
         return JSONBody({"detail": _finite(exc.detail)}, status_code=exc.status)
     return JSONBody({"detail": exc.detail}, status_code=exc.status)
-
-
-def _unencodable(value: Any) -> bool:
-    """Whether ``value`` holds what FastAPI's JSON response cannot send."""
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, str):
-        return not value.isascii() and not _utf8(value)
-    if isinstance(value, dict):
-        return any(_unencodable(k) or _unencodable(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_unencodable(item) for item in value)
-    return False
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _finite(value: Any) -> Any:

@@ -16,9 +16,10 @@ any write.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Unstorable", "unstorable", "unstorable_detail"]
+__all__ = ["Unstorable", "unencodable", "unstorable", "unstorable_detail"]
 
 
 class Unstorable(Exception):
@@ -32,18 +33,31 @@ class Unstorable(Exception):
 
 def unstorable(value: Any) -> bool:
     """Whether ``value`` (decoded JSON) holds what a ``jsonb`` column refuses."""
+    return _holds(value, lambda text: "\x00" in text or not _utf8(text))
+
+
+def unencodable(value: Any) -> bool:
+    """Whether ``value`` holds what FastAPI's JSON response cannot send (NaN or an
+    infinity: allow_nan=False; text with no UTF-8, a lone surrogate)."""
+    return _holds(value, lambda text: not _utf8(text))
+
+
+def _holds(value: Any, refused: Callable[[str], bool]) -> bool:
+    """Whether ``value`` holds a non-finite float or a text (key or value) ``refused``."""
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, str):
-        return "\x00" in value or (not value.isascii() and not _utf8(value))
+        return refused(value)
     if isinstance(value, dict):
-        return any(unstorable(key) or unstorable(item) for key, item in value.items())
+        return any(_holds(key, refused) or _holds(item, refused) for key, item in value.items())
     if isinstance(value, list | tuple):
-        return any(unstorable(item) for item in value)
+        return any(_holds(item, refused) for item in value)
     return False
 
 
 def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
     try:
         text.encode()
     except UnicodeEncodeError:
