@@ -103,9 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--real-bugs",
         choices=REAL_BUGS,
         default="reproduce",
-        help="a request the real server of this version answers with an unhandled 500 "
-        "(see docs/divergences.md): reproduce that 500 or correct it to the 4xx a fixed "
-        "server sends (default: %(default)s)",
+        help="where the real server of this version is wrong (see docs/divergences.md: "
+        "its unhandled 500s, deletions left to its deriver, ...): reproduce its answer or "
+        "correct it to what a fixed server sends (default: %(default)s)",
     )
     parser.add_argument(
         "--cors-origins",

@@ -48,7 +48,7 @@ from fake_honcho.search.embedding import resolve as resolve_embedder
 from fake_honcho.search.semantic import EmbeddingMode, MessageEmbeddings, Nearness
 from fake_honcho.store import tokens
 from fake_honcho.store.ids import IdFactory, utc_now
-from fake_honcho.store.state import Store
+from fake_honcho.store.state import Row, Store
 from fake_honcho.versions import HonchoVersion, resolve_version
 
 __all__ = ["REAL_BUGS", "FakeHoncho", "RealBugs"]
@@ -82,9 +82,10 @@ class FakeHoncho:
     (``fake_honcho.http.ignored``).
     ``cors_origins`` are the browser origins allowed (Honcho's ``CORS_ORIGINS``; default
     its default, :data:`fake_honcho.http.http_rules.DEFAULT_CORS_ORIGINS`; ``["*"]`` for any).
-    ``real_bugs`` says what a request the real server of this version answers with an
-    unhandled 500 gets (the register's reproduced ``real-bug`` entries): ``"reproduce"``
-    that 500, as the real server sends it, or ``"correct"`` the 4xx a fixed server sends.
+    ``real_bugs`` says what a request the real server of this version gets wrong gets (the
+    register's reproduced ``real-bug`` entries: unhandled 500s, deletions left to the
+    deriver, ...): ``"reproduce"`` the real answer, or ``"correct"`` what a fixed server
+    sends (a 4xx with the state unchanged, a deletion at once).
     ``embed_messages`` is Honcho's ``EMBED_MESSAGES`` (on by default, as there): message
     search is then hybrid, full text fused with the messages nearest by ``embedder``
     (default: :class:`fake_honcho.search.embedding.HashedEmbedder`, the stand-in LLM's too; or
@@ -135,6 +136,8 @@ class FakeHoncho:
         self.clock = clock
         self.new_id = IdFactory(seed)
         self.store = Store()
+        #: 3.1's cached rows of workspaces never stored (``resources.cached_only``)
+        self.workspace_cache: dict[str, tuple[datetime, Row]] = {}
         self.requests = Journal(journal_limit)
         self.faults = Faults()
         if api_key is not None and jwt_secret is not None:
@@ -249,6 +252,7 @@ class FakeHoncho:
         with self.store.lock:
             self.deriver.reset()
             self.store.clear()
+            self.workspace_cache.clear()
             self.new_id = IdFactory(self.seed)
         self.requests.clear()
         self.faults.clear()

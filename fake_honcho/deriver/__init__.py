@@ -40,6 +40,7 @@ from fake_honcho.deriver.config import BatchGate
 from fake_honcho.deriver.work import Worker
 from fake_honcho.search.semantic import Nearness
 from fake_honcho.store import scopes
+from fake_honcho.store.deletion import delete_session_rows, delete_workspace_rows
 from fake_honcho.store.ids import utc_now
 from fake_honcho.store.state import Row, Store
 
@@ -162,6 +163,21 @@ class Deriver:
         self._submit(shared, columns, {})
         self._after_enqueue()
 
+    def schedule_deletion(self, workspace_id: str, session_id: str | None) -> None:
+        """Queue the deletion of a session (``None``: of the workspace) a route accepted,
+        as Honcho's ``enqueue_deletion`` does (call under ``store.lock``). The batching
+        gate never holds it; queue status does not count it."""
+        shared = {"workspace_id": workspace_id, "session_id": session_id, "session_uid": None}
+        columns: queue.Columns = {
+            "task_type": ["deletion"],
+            "message_id": [None],
+            "observer": [None],
+            "observed": [None],
+            "seq": [None],
+        }
+        self._queue.enqueue(shared, columns)
+        self._after_enqueue()
+
     def status(
         self,
         workspace_id: str,
@@ -255,6 +271,9 @@ class Deriver:
             with self._queue.running(unit):
                 error, dreams = self._run(unit)
             self._queue.complete(unit, error)
+            if unit["task_type"] == "deletion" and unit["session_id"] is None:
+                # the workspace's rows include this unit's own: they go once it is complete
+                delete_workspace_rows(self.store, unit["workspace_id"])
             for dream in dreams:  # queued behind everything, as the server enqueues them
                 columns = queue.dream_columns(
                     dream.observer, dream.observed, dream.dream_type, dream.rebuild
@@ -290,6 +309,10 @@ class Deriver:
                 return None, scope_jobs.backfill(self.store, self.conclusions, unit, self.clock)
             if unit["task_type"] == "scope_removal":
                 return None, scope_jobs.removal(self.store, self.conclusions, unit)
+            if unit["task_type"] == "deletion":
+                if unit["session_id"] is not None:
+                    delete_session_rows(self.store, unit["workspace_id"], unit["session_id"])
+                return None, []
             self._worker.run(unit)
         except Exception as error:
             logger.exception("deriver unit %s (%s) failed", unit["id"], unit["task_type"])

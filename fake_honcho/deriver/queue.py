@@ -53,8 +53,8 @@ UNIT_COLUMNS = ("task_type", "message_id", "observer", "observed", "seq")
 #: Extra per-unit columns of a dream batch.
 DREAM_COLUMNS = ("dream_type", "rebuild")
 
-#: Work queue status leaves out (scope backfill and removal).
-INTERNAL_TASKS = frozenset({"scope_backfill", "scope_removal"})
+#: Work queue status leaves out (scope backfill and removal, deletions).
+INTERNAL_TASKS = frozenset({"scope_backfill", "scope_removal", "deletion"})
 
 Columns = dict[str, list[Any]]
 #: What status filters and groups a unit by: (session_id, session_uid, observer, observed).

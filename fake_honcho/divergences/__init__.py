@@ -20,6 +20,21 @@ def _applies_line(entry: Divergence) -> str:
     return f"- **Applies to:** {versions}{fixed}{since}."
 
 
+#: How a reproduced entry's ``fake`` text introduces what ``real_bugs="correct"`` answers.
+CORRECTED = "corrected: "
+
+
+def corrected_line(entry: Divergence) -> str | None:
+    """What ``real_bugs="correct"`` changes, for a ``real-bug`` entry (None for others)."""
+    if entry.kind != "real-bug":
+        return None
+    if not entry.reproduced:
+        changes = "nothing: the fake answers as above with either setting"
+    else:
+        changes = entry.fake.split(CORRECTED, 1)[1]
+    return f'- **With `real_bugs="correct"`:** {changes}.'
+
+
 def render_markdown() -> str:
     """The user-facing page, ``docs/divergences.md``."""
     lines = [
@@ -42,7 +57,8 @@ def render_markdown() -> str:
         "A `real-bug` entry marked *reproduced* is no difference by default: the fake answers"
         ' as the real server does (`real_bugs="reproduce"`), 500s included, and'
         ' `FakeHoncho(real_bugs="correct")` (`fake-honcho --real-bugs correct`) gives the'
-        " corrected answer the entry describes.",
+        " corrected answer each entry's last line names: a clear 4xx where the server"
+        " fails, never a 500, with the state unchanged.",
         "",
         "| id | kind | versions | summary |",
         "|---|---|---|---|",
@@ -68,6 +84,9 @@ def render_markdown() -> str:
             f"- **Why the fake keeps it:** {entry.reason}.",
             f"- **Evidence:** {entry.evidence}.",
         ]
+        corrected = corrected_line(entry)
+        if corrected is not None:
+            lines.append(corrected)
         if entry.affects:
             names = ", ".join(f"`{name}`" for name in entry.affects)
             lines.append(f"- **Skipped on a real server:** {names}.")

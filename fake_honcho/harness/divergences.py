@@ -106,6 +106,9 @@ class Divergence:
     #: it answers ``real_result``; ``fake`` and ``fake_result`` are what it answers with
     #: ``real_bugs="correct"``.
     reproduced: bool = False
+    #: ``FakeHoncho`` settings the probe needs to show it, as ``(name, value)`` pairs (a
+    #: deriver that has not run yet: ``(("deriver", "manual"),)``).
+    fake_settings: tuple[tuple[str, Any], ...] = ()
 
     def applies_to(self, served: HonchoVersion | Iterable[Feature]) -> bool:
         """Whether a real server of this version (or serving these features, as probed)
@@ -503,22 +506,37 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "every create in it is a 409 for minutes"
         ),
         real=(
-            "3.1: after POST .../sessions/s1/messages with author 'new.peer' answers 422 in "
-            "a workspace it was about to create, the workspace is cached as existing but "
-            "never stored: it is not listed, and creating a session or peer in it answers "
-            "409 'Unable to create or get session: s2' until the cache entry expires (300 s)"
+            "3.1: after a write that creates its workspace first (messages, their upload, a "
+            "session with a peer map, POST .../sessions/{sid}/peers) is refused with a 422 for "
+            "a peer name (the pattern or the reserved scope. prefix) in a workspace it was "
+            "about to create, the workspace is cached as existing but never stored: it is not "
+            "listed, get-or-create answers the cached row (200), creating a session, peer or "
+            "scope in it answers 409 'Unable to create or get session: s2' (peers: ['p'], "
+            "scopes: ['scope.work']), a changing PUT of it, its DELETE, a webhook and a dream "
+            "500, workspace chat answers as for an empty workspace, until the cache entry "
+            "expires (CACHE_DEFAULT_TTL_SECONDS, 300 s)"
         ),
-        fake="nothing is created by the refused write; the next create answers 201",
-        reason="a refused request leaves no trace on the fake",
+        fake=(
+            "reproduced, for 300 s of the fake's clock; corrected: the refused write leaves "
+            "nothing, and the next create answers 201"
+        ),
+        reason=(
+            "the real answer is the default: it is why a workspace another request refused "
+            "answers workspace chat on a real server"
+        ),
         evidence=(
-            "measured on main ddbb90e + #931 (tests/fidelity/exchanges/3.1/peer_names_422.json); "
-            "src/crud/workspace.py get_or_create_workspace warms the workspace cache (TTL "
-            "300 s) for a row whose transaction the peer-name check then rolls back"
+            "measured on main ddbb90e + #931 and + #952 with the default cache TTL "
+            "(tests/fidelity/exchanges/3.1/peer_names_422.json, the other routes in "
+            "tests/fake/test_real_bugs.py; the shared servers here run with "
+            "CACHE_DEFAULT_TTL_SECONDS=1, where the entry is gone after a second); "
+            "src/crud/workspace.py get_or_create_workspace warms the workspace cache for a "
+            "row whose transaction the peer-name check then rolls back"
         ),
         probe=_probe_rejected_write_phantom,
         fake_result=201,
         real_result=409,
         since=Feature.PEER_NAME_422,
+        reproduced=True,
     ),
     Divergence(
         id="real-lone-surrogate-500",
@@ -545,22 +563,35 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-clone-cross-workspace",
         kind="real-bug",
-        summary="clone copies messages of same-named sessions in every workspace",
+        summary="clone selects by session name in every workspace: a 500 once another "
+        "workspace's session of that name holds messages or members",
         real=(
-            "POST .../sessions/{sid}/clone selects messages by session name only, so it "
-            "copies other workspaces' messages too, and answers 500 (duplicate "
-            "seq_in_session) once another workspace has a session of that name"
+            "POST .../sessions/{sid}/clone selects the messages (and the message_id cut-off) "
+            "and the members to copy by session name only, in every workspace: two sessions' "
+            "messages collide on seq_in_session, another workspace's member is no peer here "
+            "or a member twice, and the insert fails with a 500 (a deleted session whose "
+            "rows wait for the deriver counts too)"
         ),
-        fake="clone copies the session's own messages only and answers 201",
-        reason="a workspace never sees another's data on the fake",
+        fake=(
+            "reproduced; corrected: clone copies the session's own messages and members only "
+            "and answers 201"
+        ),
+        reason=(
+            "the real answer is the default: a suite that reuses one session name across "
+            "workspaces meets it on its second clone"
+        ),
         evidence=(
-            f"measured on {_SOURCE}; src/crud/session.py clone_session: "
-            "select(Message).where(Message.session_name == original_session_name)"
+            f"measured on {_SOURCE} and 3.1 (seven cases: messages or only a member elsewhere, "
+            "a cut-off before the other's messages or in the other workspace; "
+            "tests/fidelity/exchanges/*/server_bugs.json); src/crud/session.py clone_session: "
+            "select(Message).where(Message.session_name == original_session_name), likewise "
+            "SessionPeer"
         ),
         probe=_probe_clone_same_name,
         fake_result=201,
         real_result=500,
         affects=("HonchoAPIContract.test_clone_session",),
+        reproduced=True,
     ),
     Divergence(
         id="real-page-beyond-int64-500",
@@ -758,20 +789,30 @@ DIVERGENCES: tuple[Divergence, ...] = (
     Divergence(
         id="real-filter-errors-500",
         kind="real-bug",
-        summary="a filter with an unknown operator or a mistyped value is a 500, not a 422",
+        summary="a filter operand of a type its column does not take is a 500, not a 422",
         real=(
-            "{'id': {'like': 'a'}} or {'id': {'gte': 3}} in a list route's filters answers 500 "
-            "(the filter builder's errors are not HonchoExceptions)"
+            "the filter builder binds operands as they come, so the database refuses "
+            "{'id': {'like': 'a'}} (the column equal to a dict), {'id': 5}, {'id': {'gte': 3}} "
+            "(range operands are cast with float()), {'is_active': {'ne': true}}, "
+            "{'created_at': '2024-01-01T00:00:00Z'}, {'token_count': '5'}, {'metadata': 5}, "
+            "{'id': {'ne': null}} and the like: 500; its own checks (an unknown operator beside "
+            "a known one, a word in a range, a bad datetime) are 422s and come first"
         ),
-        fake="422 naming the column and the operators it supports",
-        reason="a bad request is never a 500 on the fake",
+        fake=(
+            "reproduced; corrected: the 422 3.1 answers, naming the column and the type or "
+            "operators it takes (or, where 3.1 reads the operand, its answer)"
+        ),
+        reason="the real answer is the default; 3.1 checks operands before the query",
         evidence=(
-            f"measured on {_SOURCE} (tests/fidelity/exchanges/peers.json); src/utils/filter.py"
+            f"measured on {_SOURCE} and 3.1 (62 filters against every kind of column, "
+            "tests/fidelity/exchanges/*/filter_binds.json); src/utils/filter.py "
+            "_build_field_condition, _build_comparison_conditions"
         ),
         probe=_probe_filter_unknown_operator,
         fake_result=422,
         real_result=500,
         fixed_by=Feature.STRICT_FILTERS,
+        reproduced=True,
     ),
     Divergence(
         id="real-numeric-filter-500",
@@ -782,15 +823,20 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "number ('abc', '0x10', a boolean, a list); compared with a float, also once it "
             "overflows or underflows a double ('1e400'); and for an int operand beyond 64 bits"
         ),
-        fake="such a row matches no comparison; the others are compared as the server does",
-        reason="a bad request is never a 500 on the fake, and one odd row must not fail a list",
+        fake=(
+            "reproduced; corrected: such a row matches no comparison (the others are compared "
+            "as the server does) and an int beyond 64 bits is compared exactly: 200"
+        ),
+        reason="the real answer is the default: one odd row fails the whole list there",
         evidence=(
-            f"measured on {_SOURCE} (38 values x 10 operators, tests/fidelity/exchanges/"
-            "numeric_filters.json); src/utils/filter.py _safe_numeric_cast: CAST(... AS NUMERIC)"
+            f"measured on {_SOURCE} and 3.1 (38 values x 10 operators, tests/fidelity/"
+            "exchanges/*/numeric_filters.json, filter_binds.json); src/utils/filter.py "
+            "_safe_numeric_cast: CAST(... AS NUMERIC)"
         ),
         probe=_probe_numeric_filter_over_text,
         fake_result=200,
         real_result=500,
+        reproduced=True,
     ),
     Divergence(
         id="real-upload-form-500",
@@ -957,29 +1003,40 @@ DIVERGENCES: tuple[Divergence, ...] = (
     ),
     Divergence(
         id="deletion-at-once",
-        kind="not-copied",
-        summary="deleted sessions (and workspaces) go at once, not in the background",
+        kind="real-bug",
+        summary="a deleted session's messages and members, and a deleted workspace, stay "
+        "until the deriver runs the deletion",
         real=(
             "DELETE .../sessions/{sid} marks the session inactive and queues the deletion for "
-            "the deriver; until it runs, the session's messages, members and member configs "
-            "are still listed, peers/{pid}/sessions still shows it (inactive), and once it "
-            "has run the session id can be created again; DELETE /v3/workspaces/{ws} likewise "
-            "answers 202 and the workspace stays listed until the deriver deletes it"
+            "the deriver; until it runs (7 to 13 s here), the session's messages are listed, "
+            "searched and in its context, its members and their configs are listed, "
+            "peers/{pid}/sessions shows it inactive (3.1: the scope's session list already "
+            "leaves it out), writes to it and a second DELETE answer 404; once it has run the "
+            "session id can be created again. DELETE /v3/workspaces/{ws} likewise answers "
+            "202, and again 202 to a second DELETE, while the workspace, its peers and its "
+            "get-or-create (200) stay until the deriver deletes it"
         ),
         fake=(
-            "messages and memberships are deleted before the 202; the inactive session row "
-            "stays, so get-or-create of that id keeps answering 404; a workspace and "
-            "everything in it is gone before its 202"
+            "reproduced: the fake's deriver runs the deletion, at once with deriver="
+            "'immediate' (as a running deriver does, eventually), when stepped with 'manual', "
+            "or from its queue with 'background' and 'gated'; corrected: everything goes "
+            "before the 202, whatever the deriver"
         ),
-        reason="the settled state without the race; reads of a deleted session are not portable",
+        reason=(
+            "the real answer is the default: a test that deletes and reads back sees what "
+            "a real server shows before its deriver has run"
+        ),
         evidence=(
-            f"measured on {_SOURCE}: messages/list right after the 202 still listed the message; "
-            "src/routers/sessions.py delete_session enqueue_deletion, src/crud/session.py "
-            "delete_session (hard delete)"
+            f"measured on {_SOURCE} and 3.1 (tests/fidelity/exchanges/*/deletion.json, "
+            "3.1/scope_deletion.json); src/routers/sessions.py delete_session and "
+            "src/routers/workspaces.py delete_workspace enqueue_deletion, src/deriver/consumer.py "
+            "process_deletion, src/crud/session.py delete_session (hard delete)"
         ),
         probe=_probe_deleted_session_messages,
         fake_result=0,
         real_result=1,
+        reproduced=True,
+        fake_settings=(("deriver", "manual"),),
     ),
     Divergence(
         id="same-request-created-order",
@@ -1027,15 +1084,21 @@ DIVERGENCES: tuple[Divergence, ...] = (
             "POST .../sessions/{sid}/clone of a session with no messages answers 201 with a "
             "new session, which is never committed: it is not listed and has no members"
         ),
-        fake="the clone is stored with the original's metadata, configuration and members",
-        reason="an acknowledged write that vanishes is a bug, not a contract",
+        fake=(
+            "reproduced (its id stays free: a get-or-create of it answers 201 with empty "
+            "metadata); corrected: the clone is stored with the original's metadata, "
+            "configuration and members"
+        ),
+        reason="the real answer is the default",
         evidence=(
-            f"measured on {_SOURCE}; src/crud/session.py clone_session returns before "
-            "db.commit() when there are no messages to copy"
+            f"measured on {_SOURCE} and 3.1 (tests/fidelity/exchanges/*/server_bugs.json); "
+            "src/crud/session.py clone_session returns before db.commit() when there are no "
+            "messages to copy"
         ),
         probe=_probe_clone_empty,
         fake_result={"clone": 201, "listed": 2},
         real_result={"clone": 201, "listed": 1},
+        reproduced=True,
     ),
     Divergence(
         id="search-tie-order",

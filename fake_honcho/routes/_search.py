@@ -67,7 +67,7 @@ def _tests(
     perspective = filters.pop("peer_perspective", None)
     filters.update({"workspace_id": ws, **scope})
     predicate = (
-        compile_filter(filters, MESSAGE, dialect_for(fake.version))
+        compile_filter(filters, MESSAGE, dialect_for(fake.version, fake.real_bugs))
         if filters.keys() - {"workspace_id", *scope}
         else None
     )

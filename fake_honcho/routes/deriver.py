@@ -61,6 +61,7 @@ from fake_honcho.store.resources import (
     RESOURCE_NAME_PATTERN,
     create_error,
     ensure_peers,
+    fail_if_cached_only,
     get_active_session,
     get_peer,
     reject_impossible_peer_names,
@@ -98,6 +99,7 @@ async def schedule_dream(request: Request) -> Response:
     observed = body.get("observed") or observer
     ws = request.path_params["workspace_id"]
     with fake.store.lock:
+        fail_if_cached_only(fake, request.path_params["workspace_id"])
         if fake.version.speaks(Feature.SCOPES):  # enqueue_dream's check, of every name
             reject_impossible_peer_names([observer, observed])
         scopes.reject_scope_observed(
@@ -166,7 +168,9 @@ async def list_conclusions(request: Request) -> Response:
     params = page_params(request)
     body = await read_body(request, "ConclusionGet", required=False)
     filters = _conclusion_filters((body or {}).get("filters"))
-    predicate = compile_filter(filters, _filterable(request), dialect_for(fake.version))
+    predicate = compile_filter(
+        filters, _filterable(request), dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = fake.deriver.conclusions.in_workspace(request.path_params["workspace_id"])
     rows = [row for row in rows if matches_all(predicate, row)]
@@ -194,7 +198,9 @@ async def query_conclusions(request: Request) -> Response:
     if not observer or not observed:
         raise HonchoError(422, _UNPAIRED_QUERY[fake.version.speaks(Feature.STRICT_FILTERS)])
     predicate = compile_filter(
-        _conclusion_filters(filters), _filterable(request), dialect_for(fake.version)
+        _conclusion_filters(filters),
+        _filterable(request),
+        dialect_for(fake.version, fake.real_bugs),
     )
     query = strip_nul(body["query"])
     refused = query_refusal(query)  # the query is embedded first

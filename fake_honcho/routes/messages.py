@@ -215,7 +215,9 @@ async def list_messages(request: Request) -> Response:
     ws, sid = _ids(request)
     params = page_params(request)
     body = await read_body(request, "MessageGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), MESSAGE, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), MESSAGE, dialect_for(fake.version, fake.real_bugs)
+    )
     index, memo = message_index(fake.store), render_memo(fake.store)
     with fake.store.lock:
         ids = index.session_ids(ws, sid)

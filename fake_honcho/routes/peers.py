@@ -70,7 +70,7 @@ async def update(request: Request) -> Response:
 def _upsert(
     fake: Server, ws: str, pid: str, metadata: Any, configuration: Any
 ) -> tuple[dict[str, Any], bool]:
-    ensure_workspace(fake, ws)
+    ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {[pid]}"))
     row = fake.store.get("peers", (ws, pid))
     if row is None:
         row = new_peer(fake, ws, pid, metadata, configuration)
@@ -92,7 +92,7 @@ async def list_peers(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "PeerGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version))
+    predicate = compile_filter(body.get("filters"), PEER, dialect_for(fake.version, fake.real_bugs))
     kind = body.get("kind")  # 3.1: scopes are listed only when asked for
     with fake.store.lock:
         rows = [
@@ -112,7 +112,9 @@ async def sessions_of_peer(request: Request) -> Response:
     ws, pid = request.path_params["workspace_id"], request.path_params["peer_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), SESSION, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         joined = grouped(fake.store, PEER_SESSIONS, ws, pid)
         rows = [

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.errors import HonchoError
+from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.auth import claims_of, require_own, require_own_peer
 from fake_honcho.http.endpoint import (
     fake_of,
@@ -29,6 +29,7 @@ from fake_honcho.http.permissions import (
 )
 from fake_honcho.routes._search import run_search
 from fake_honcho.store import scopes
+from fake_honcho.store.deletion import delete_session_rows
 from fake_honcho.store.filters import SESSION, compile_filter, dialect_for
 from fake_honcho.store.grouping import WORKSPACE_SESSIONS, grouped, session_members
 from fake_honcho.store.message_index import message_index
@@ -52,6 +53,7 @@ from fake_honcho.store.resources import (
     remove_members,
     session_not_found,
     session_peer_config,
+    unable_to_create_session,
 )
 from fake_honcho.store.state import Row
 from fake_honcho.versions import Feature
@@ -96,8 +98,8 @@ async def get_or_create(request: Request) -> Response:
             text = create_error([ws], WorkspaceCreate)
             if text is not None and fake.store.get("workspaces", ws) is None:
                 raise HonchoError(422, text)
-            _check_peer_names(fake, ws, peers, 422)
-            ensure_workspace(fake, ws)
+            _check_peer_names(fake, ws, peers, 422, creating_workspace=True)
+            ensure_workspace(fake, ws, creating=unable_to_create_session(sid))
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
                 add_members(fake, ws, sid, peers)
@@ -118,13 +120,19 @@ async def get_or_create(request: Request) -> Response:
 
 
 def _check_peer_names(
-    fake: Server, ws: str, peers: dict[str, Any], status: int, detail: str | None = None
+    fake: Server,
+    ws: str,
+    peers: dict[str, Any],
+    status: int,
+    detail: str | None = None,
+    *,
+    creating_workspace: bool = False,
 ) -> None:
     """Honcho 3.0.12 builds ``PeerCreate(name=...)`` for every peer of a map, and each
     route answers the ValidationError its own way: ``detail``, or the error's text. From
     3.1 (``Feature.PEER_NAME_422``) every route answers 422 naming the bad new peers."""
     if fake.version.speaks(Feature.PEER_NAME_422):
-        check_new_peer_names(fake, ws, list(peers))
+        check_new_peer_names(fake, ws, list(peers), creating_workspace=creating_workspace)
         return
     text = create_error(peers)
     if text is not None:
@@ -153,7 +161,9 @@ async def list_sessions(request: Request) -> Response:
     ws = request.path_params["workspace_id"]
     params = page_params(request)
     body = await read_body(request, "SessionGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), SESSION, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), SESSION, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = [
             row
@@ -176,41 +186,60 @@ async def update(request: Request) -> Response:
 
 
 async def delete(request: Request) -> Response:
-    """202: the session turns inactive at once and its messages and members go."""
+    """202: the session turns inactive at once; its messages, members and row go when the
+    deriver runs the deletion (``deletion-at-once``; at once with ``real_bugs="correct"``)."""
     fake = fake_of(request)
     ws, sid = _ids(request)
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
         fake.store.put("sessions", (ws, sid), {**row, "is_active": False})
-        index = message_index(fake.store)
-        for mid in list(index.session_ids(ws, sid)):
-            fake.store.delete("messages", mid)
-        for member in session_members(fake.store, ws, sid, active=False):
-            fake.store.delete("session_peers", (ws, sid, member["peer_id"]))
+        if fake.real_bugs == "reproduce":
+            fake.deriver.schedule_deletion(ws, sid)
+        else:
+            delete_session_rows(fake.store, ws, sid)
     return respond(
         request, {"message": "Session deleted successfully"}, status=202, schema="Accepted"
     )
 
 
 async def clone(request: Request) -> Response:
-    """201: a new nanoid-named session with copied metadata, configuration, messages, peers."""
+    """201: a new nanoid-named session with copied metadata, configuration, messages, peers.
+
+    The real server selects the messages and members to copy by session name alone, in
+    every workspace: it fails with a 500 once another workspace's session of that name
+    adds any (``real-clone-cross-workspace``), and when there is no message to copy it
+    answers 201 without saving the clone (``real-clone-empty-not-saved``). Both are
+    reproduced unless ``real_bugs="correct"``, which copies this session's own.
+    """
     fake = fake_of(request)
     ws, sid = _ids(request)
     cutoff = query_str(request, "message_id")
+    reproduce = fake.real_bugs == "reproduce"
     with fake.store.lock:
         original = fake.store.get("sessions", (ws, sid))
         if original is None or not original["is_active"]:
             raise HonchoError(404, "Original session not found")
         index = message_index(fake.store)
-        messages = index.session_messages(ws, sid)
+        named = _sessions_named(fake, sid) if reproduce else [(ws, sid)]
+        messages = sorted(
+            (m for w, name in named for m in index.session_messages(w, name)),
+            key=lambda message: message["_seq"],
+        )
         if cutoff is not None:
-            cut = next((i for i, m in enumerate(messages) if m["id"] == cutoff), None)
+            cut = next((m["_seq"] for m in messages if m["id"] == cutoff), None)
             if cut is None:  # the server's ValueError, answered as the route answers them all
                 raise _cannot_create()
-            messages = messages[: cut + 1]
+            messages = [message for message in messages if message["_seq"] <= cut]
         new_sid = fake.new_id()
         row = new_session(fake, ws, new_sid, original["metadata"], None)
         row["configuration"] = original["configuration"]
+        if reproduce and not messages:  # returned before the commit
+            return respond(request, public(row), status=201, schema="Session")
+        members = [
+            m for w, name in named for m in session_members(fake.store, w, name, active=False)
+        ]
+        if reproduce and _clone_fails(fake, ws, messages, members):
+            raise UnhandledError("real-clone-cross-workspace")
         fake.store.put("sessions", (ws, new_sid), row)
         stamp = now(fake)
         for message in messages:
@@ -218,6 +247,7 @@ async def clone(request: Request) -> Response:
             copy = {
                 **message,
                 "id": mid,
+                "workspace_id": ws,
                 "session_id": new_sid,
                 "created_at": stamp,
                 "_seq": index.next_seq(),
@@ -225,13 +255,35 @@ async def clone(request: Request) -> Response:
             if fake.embeddings is not None:  # the server inserts clones without embeddings
                 fake.embeddings.without_embeddings((mid,))
             fake.store.put("messages", mid, copy)
-        for member in session_members(fake.store, ws, sid, active=False):
+        for member in members:
             fake.store.put(
                 "session_peers",
                 (ws, new_sid, member["peer_id"]),
                 {**member, "joined_at": stamp, "left_at": None},
             )
     return respond(request, public(row), status=201, schema="Session")
+
+
+def _sessions_named(fake: Server, sid: str) -> list[tuple[str, str]]:
+    """Every workspace's session called ``sid`` (deleted ones whose rows wait included)."""
+    return [
+        (key[0], key[1])
+        for key, _ in fake.store.items("sessions")
+        if isinstance(key, tuple) and key[1] == sid
+    ]
+
+
+def _clone_fails(fake: Server, ws: str, messages: list[Row], members: list[Row]) -> bool:
+    """Whether the server's inserts fail: two sessions' messages share a position in the
+    session, or a copied message's author or member is no peer of ``ws``, or one peer is
+    a member twice (measured on 3.0.12 and 3.1)."""
+    if len({message["workspace_id"] for message in messages}) > 1:
+        return True
+    peers = [m["peer_id"] for m in messages] + [m["peer_id"] for m in members]
+    if any(fake.store.get("peers", (ws, peer)) is None for peer in peers):
+        return True
+    joined = [member["peer_id"] for member in members]
+    return len(set(joined)) < len(joined)
 
 
 async def add_peers(request: Request) -> Response:
@@ -253,7 +305,7 @@ async def add_peers(request: Request) -> Response:
                 raise _cannot_create()
         elif not existing["is_active"]:
             raise session_not_found(ws, sid)
-        _check_peer_names(fake, ws, body, 404, "Session not found")  # any ValueError
+        _check_peer_names(fake, ws, body, 404, "Session not found", creating_workspace=True)
         row, _ = ensure_session(fake, ws, sid, _cannot_create())
         add_members(fake, ws, sid, body)
     return respond(request, public(row), schema="Session")

@@ -13,7 +13,7 @@ from fake_honcho.errors import HonchoError, value_error
 from fake_honcho.http.endpoint import fake_of, no_content, public, read_body, respond
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import IN_WORKSPACE, guarded
-from fake_honcho.store.resources import get_workspace, now
+from fake_honcho.store.resources import fail_if_cached_only, get_workspace, now
 
 W = "/v3/workspaces/{workspace_id}"
 WEBHOOK_MAX_WORKSPACE_LIMIT = 10
@@ -49,6 +49,7 @@ async def create(request: Request) -> Response:
     url = body["url"]
     _check_url(url)
     with fake.store.lock:
+        fail_if_cached_only(fake, ws)
         get_workspace(fake, ws)
         mine = [row for key, row in fake.store.items("webhooks") if key[0] == ws]
         existing = next((row for row in mine if row["url"] == url), None)

@@ -8,15 +8,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from fake_honcho.errors import HonchoError
+from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.auth import UNAUTHORIZED, claims_of
 from fake_honcho.http.endpoint import fake_of, public, read_body, respond
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
 from fake_honcho.routes._search import run_search
+from fake_honcho.store.deletion import delete_workspace_rows
 from fake_honcho.store.filters import WORKSPACE, compile_filter, dialect_for
-from fake_honcho.store.resources import clean_configuration, ensure_workspace, get_workspace
-from fake_honcho.store.state import Row
+from fake_honcho.store.resources import (
+    PHANTOM_WORKSPACE,
+    cached_only,
+    clean_configuration,
+    ensure_workspace,
+    fail_if_cached_only,
+    get_workspace,
+)
 from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"
@@ -31,6 +38,9 @@ async def get_or_create(request: Request) -> Response:
         raise HonchoError(401, UNAUTHORIZED)
     metadata = body.get("metadata", {})
     with fake.store.lock:
+        cached = cached_only(fake, body["id"])
+        if cached is not None:  # 3.1's cache answers for a workspace never stored
+            return respond(request, public(cached), schema="Workspace")
         row, created = ensure_workspace(fake, body["id"])
         if created and (metadata or body.get("configuration")):
             row = {
@@ -46,7 +56,9 @@ async def list_workspaces(request: Request) -> Response:
     fake = fake_of(request)
     params = page_params(request)
     body = await read_body(request, "WorkspaceGet", required=False) or {}
-    predicate = compile_filter(body.get("filters"), WORKSPACE, dialect_for(fake.version))
+    predicate = compile_filter(
+        body.get("filters"), WORKSPACE, dialect_for(fake.version, fake.real_bugs)
+    )
     with fake.store.lock:
         rows = [r for r in fake.store.rows("workspaces") if predicate is None or predicate(r)]
     return respond(request, page_of(rows, params), schema="Page_Workspace_")
@@ -59,13 +71,18 @@ async def update(request: Request) -> Response:
     body = await read_body(request, "WorkspaceUpdate")
     metadata = body.get("metadata")
     with fake.store.lock:
-        row, _ = ensure_workspace(fake, ws)
+        cached = cached_only(fake, ws)
+        row = cached if cached is not None else ensure_workspace(fake, ws)[0]
         changed: dict[str, Any] = {}
         if metadata is not None:
             changed["metadata"] = metadata
         if body.get("configuration") is not None:
             merged = {**row["configuration"], **clean_configuration(body["configuration"])}
             changed["configuration"] = merged
+        if changed and cached is not None:
+            if any(row[key] != value for key, value in changed.items()):
+                raise UnhandledError(PHANTOM_WORKSPACE)  # its UPDATE finds no row
+            changed = {}
         if changed:
             row = {**row, **changed}
             fake.store.put("workspaces", ws, row)
@@ -73,10 +90,12 @@ async def update(request: Request) -> Response:
 
 
 async def delete(request: Request) -> Response:
-    """202 and an immediate cascade; 409 while active sessions remain."""
+    """202, and the deriver deletes everything in it (``deletion-at-once``; at once with
+    ``real_bugs="correct"``); 409 while active sessions remain."""
     fake = fake_of(request)
     ws = request.path_params["workspace_id"]
     with fake.store.lock:
+        fail_if_cached_only(fake, ws)  # 3.1: the deletion it queues names no row
         get_workspace(fake, ws)
         if any(
             row["workspace_id"] == ws and row["is_active"] for row in fake.store.rows("sessions")
@@ -86,21 +105,13 @@ async def delete(request: Request) -> Response:
                 f"Cannot delete workspace '{ws}': active session(s) remain. "
                 "Delete all sessions first.",
             )
-        for collection in fake.store.collections():
-            for key, row in fake.store.items(collection):
-                if _belongs_to(ws, collection, key, row):
-                    fake.store.delete(collection, key)
+        if fake.real_bugs == "reproduce":
+            fake.deriver.schedule_deletion(ws, None)
+        else:
+            delete_workspace_rows(fake.store, ws)
     return respond(
         request, {"message": "Workspace deletion accepted"}, status=202, schema="Accepted"
     )
-
-
-def _belongs_to(ws: str, collection: str, key: Any, row: Row) -> bool:
-    if collection == "workspaces":
-        return key == ws
-    if isinstance(key, tuple) and key and key[0] == ws:
-        return True
-    return isinstance(row, dict) and row.get("workspace_id") == ws
 
 
 async def search(request: Request) -> Response:

@@ -5,8 +5,8 @@ The server binds a comparison's operand as Python holds it: an ``int`` is compar
 converted to it first, an error when it does not fit). In both types NaN equals NaN
 and sorts above every other number, infinities included: :func:`key` gives Python
 that order. Metadata text is read as PostgreSQL reads a ``numeric`` literal
-(:func:`pg_numeric`); text it refuses is an error on the server (a 500), and matches
-nothing here.
+(:func:`pg_numeric`); text it refuses, and a number a ``double precision`` cannot hold,
+fail the server's query: :meth:`Bound.read` raises :class:`CastError` there.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["SQL_TESTS", "Bound", "Key", "bind_metadata_operand", "double", "key", "pg_numeric"]
+__all__ = [
+    "SQL_TESTS",
+    "Bound",
+    "CastError",
+    "Key",
+    "bind_metadata_operand",
+    "double",
+    "key",
+    "pg_numeric",
+]
 
 #: ``(1, 0)`` for NaN, ``(0, value)`` otherwise: tuples order NaN above every number.
 Key = tuple[int, Any]
@@ -66,6 +75,10 @@ def double(value: Decimal) -> float | None:
     return converted
 
 
+class CastError(ValueError):
+    """PostgreSQL refuses to cast a row's metadata text to the operand's number type."""
+
+
 @dataclass(frozen=True)
 class Bound:
     """A metadata comparison's operand as bound: its SQL type and comparable value."""
@@ -74,18 +87,22 @@ class Bound:
     value: Any  # a Key for numeric and double, a str for text
 
     def read(self, text: str | None) -> Any:
-        """The row's ``metadata->>field`` in this domain; None for SQL NULL or an error."""
+        """The row's ``metadata->>field`` in this domain; None for SQL NULL.
+
+        Raises :class:`CastError` where PostgreSQL fails the query on it."""
         if text is None or self.domain == "text":
             return text
         if text == "":  # the server's CASE turns empty text into NULL
             return None
         number = pg_numeric(text)
         if number is None:
-            return None
+            raise CastError(text)
         if self.domain == "numeric":
             return key(number)
         converted = double(number)
-        return None if converted is None else key(converted)
+        if converted is None:
+            raise CastError(text)
+        return key(converted)
 
 
 def bind_metadata_operand(operand: Any) -> Bound | None:

@@ -15,9 +15,13 @@ Where server versions differ the compiler takes a :class:`Dialect`, chosen by
 :func:`dialect_for` from whether the version speaks ``Feature.STRICT_FILTERS``: 3.1
 (#947) negates with ``IS NOT TRUE`` and compares ``ne`` with ``IS DISTINCT FROM``, so
 rows whose column is unset survive a negation (3.0.12: plain ``NOT`` and ``<>``, which
-drop them); 3.1 refuses a value outside a closed column's set (``level``). Everything
-else is alike (3.0.12 answers the 422s here with 500s, declared in the register).
-Numbers compare as PostgreSQL compares them (``fake_honcho.store.filter_numbers``).
+drop them); 3.1 refuses a value outside a closed column's set (``level``). 3.0.12 binds
+an operand as it comes, so one of a type the column does not take fails in the database:
+with ``real_bugs="reproduce"`` (:func:`dialect_for`) that is its 500 (register entry
+``real-filter-errors-500``), otherwise the 422 3.1 answers. Numbers compare as
+PostgreSQL compares them (``fake_honcho.store.filter_numbers``); metadata text PostgreSQL
+cannot read as a number is its 500 when reproducing (``real-numeric-filter-500``), and
+matches nothing otherwise.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from fake_honcho.errors import HonchoError
-from fake_honcho.store.filter_numbers import SQL_TESTS, Key, bind_metadata_operand
+from fake_honcho.errors import HonchoError, UnhandledError
+from fake_honcho.store.filter_numbers import SQL_TESTS, CastError, Key, bind_metadata_operand
 from fake_honcho.store.filter_numbers import key as number_key
 from fake_honcho.store.state import Row
 from fake_honcho.versions import Feature, HonchoVersion
@@ -151,6 +156,11 @@ class Dialect:
     """An integer column's operand binds exactly (``Decimal``; a float stays a float) where
     3.0.12 binds ``float(value)``: a number string such as ``"sNaN"`` is then numeric's
     NaN, not a 422 (3.1)."""
+    raw_binds: bool
+    """Operands are bound as they come, so one of a type the column does not take fails
+    in the database (3.0.12; :func:`_legacy_bind_fails`)."""
+    reproduce_bugs: bool = False
+    """The server's failures are answered as its 500s (``real_bugs="reproduce"``)."""
 
 
 LEGACY = Dialect(
@@ -158,6 +168,7 @@ LEGACY = Dialect(
     closed_values=False,
     numbers_only_ranges=True,
     exact_numbers=False,
+    raw_binds=True,
 )
 """Honcho 3.0.12's filters."""
 STRICT = Dialect(
@@ -165,6 +176,7 @@ STRICT = Dialect(
     closed_values=True,
     numbers_only_ranges=False,
     exact_numbers=True,
+    raw_binds=False,
 )
 """Honcho 3.1's filters (``Feature.STRICT_FILTERS``)."""
 
@@ -174,13 +186,69 @@ CLOSED_VALUES: dict[str, frozenset[str]] = {
 }
 
 
-def dialect_for(version: HonchoVersion) -> Dialect:
-    """The filter dialect ``version`` speaks."""
-    return STRICT if version.speaks(Feature.STRICT_FILTERS) else LEGACY
+def dialect_for(version: HonchoVersion, real_bugs: str) -> Dialect:
+    """The filter dialect ``version`` speaks; with ``real_bugs="reproduce"`` its failures
+    are its 500s."""
+    dialect = STRICT if version.speaks(Feature.STRICT_FILTERS) else LEGACY
+    return replace(dialect, reproduce_bugs=real_bugs == "reproduce")
 
 
 def filter_error(detail: str) -> HonchoError:
     return HonchoError(422, detail)
+
+
+FILTER_BUG = "real-filter-errors-500"
+CAST_BUG = "real-numeric-filter-500"
+
+
+def _binds(kind: type, value: Any) -> bool:
+    """Whether the database driver takes ``value`` for a parameter of a ``kind`` column
+    (asyncpg checks the Python type; a JSON value is never a datetime)."""
+    if value is None or kind is dict:
+        return True
+    if kind is int:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _legacy_bind_fails(kind: type, operator: str, operand: Any) -> bool:
+    """Whether 3.0.12's filter builder hands the database a condition it fails on:
+    ``src/utils/filter.py`` casts a range operand with ``float()`` (a TypeError escapes
+    it), binds ``in`` members and an equality operand as given, and builds ILIKE on any
+    column. A datetime string it validates first (a 422), so it binds as a datetime."""
+    if kind is datetime and isinstance(operand, str) and operator not in ("in", "eq"):
+        return operator in ("contains", "icontains")  # ILIKE on a timestamp
+    if operator in NUMERIC_OPERATORS:
+        try:
+            number = float(operand)
+        except ValueError:
+            return False  # its own 422: Invalid numeric value
+        except (TypeError, OverflowError):  # escapes the builder: unhandled
+            return True
+        return not _binds(kind, number)
+    if operator == "in":
+        if not isinstance(operand, list):
+            return False  # its own 422
+        if kind is datetime:
+            return any(not isinstance(item, str) and item is not None for item in operand)
+        return not all(_binds(kind, item) for item in operand)
+    if operator in ("contains", "icontains"):
+        return kind not in (str, dict)
+    return not _binds(kind, operand)  # equality
+
+
+#: The database failures 3.0.12's builder has set up so far in the filter being compiled:
+#: its own 422s come first (it builds the whole condition before the query runs).
+_FAILURES: ContextVar[list[str]] = ContextVar("filter_failures")
+
+
+def _fails_in_database(dialect: Dialect, failing: bool = True) -> bool:
+    """Note a condition 3.0.12's database fails on, when reproducing; True when noted (the
+    caller then builds nothing for it), False to go on to the corrected 422."""
+    if failing and dialect.raw_binds and dialect.reproduce_bugs:
+        _FAILURES.get().append(FILTER_BUG)
+        return True
+    return False
 
 
 def compile_filter(
@@ -189,7 +257,15 @@ def compile_filter(
     """A predicate for ``filters`` (``None`` when it selects everything)."""
     if filters is None:
         return None
-    return _compile(filters, model, 0, dialect)
+    failures: list[str] = []
+    token = _FAILURES.set(failures)
+    try:
+        predicate = _compile(filters, model, 0, dialect)
+    finally:
+        _FAILURES.reset(token)
+    if failures:
+        raise UnhandledError(failures[0])
+    return predicate
 
 
 def matches_all(predicate: Predicate | None, row: Row) -> bool:
@@ -315,10 +391,15 @@ def _field(key: str, value: Any, model: Model, dialect: Dialect) -> Predicate | 
             return _comparisons(key, column, kind, value, dialect)
         if kind is dict:
             return _metadata_fields(key, value, dialect)
+        if _fails_in_database(dialect):  # 3.0.12: the column equals a dict
+            return None
         raise filter_error(
             f"Invalid filter for column '{key}': unsupported operator(s) {sorted(value)}. "
             f"Expected one of {sorted(COMPARISON_OPERATORS)} or a scalar value."
         )
+    scalar_containment = kind is dict and not isinstance(value, list)
+    if _fails_in_database(dialect, scalar_containment or _legacy_bind_fails(kind, "eq", value)):
+        return None
     operand = _coerce(column, kind, value, dialect=dialect)
     if kind is dict:
         return _contains(key, operand)
@@ -376,6 +457,13 @@ def _comparisons(
             raise filter_error(f"Unsupported comparison operator: {operator}")
         if _is_wildcard(operand):
             continue
+        legacy_date = dialect.raw_binds and kind is datetime and isinstance(operand, str)
+        if legacy_date and parse_datetime(operand) is None:  # 3.0.12 validates it first
+            raise filter_error(f"Invalid datetime value: {operand}")
+        if _fails_in_database(dialect, _legacy_bind_fails(kind, operator, operand)):
+            continue
+        if operand is None and dialect.raw_binds and operator in ("contains", "icontains"):
+            operand = "None"  # 3.0.12 matches str(value)
         if operand is None:
             if operator != "ne":
                 raise filter_error(
@@ -392,10 +480,19 @@ def _comparisons(
                 )
             if "*" in operand:
                 continue
-            members = [_coerce(column, kind, item, operator, dialect) for item in operand]
+            if dialect.raw_binds and kind is datetime:
+                for item in operand:
+                    if isinstance(item, str) and parse_datetime(item) is None:
+                        raise filter_error(f"Invalid datetime value in list: {item}")
+            members = [
+                None
+                if item is None and dialect.raw_binds
+                else _coerce(column, kind, item, operator, dialect)
+                for item in operand
+            ]
             parts.append(_membership(key, kind, members))
             continue
-        if dialect.numbers_only_ranges and kind is str and operator in NUMERIC_OPERATORS:
+        if dialect.numbers_only_ranges and kind in (str, bool) and operator in NUMERIC_OPERATORS:
             _check_number_word(operand)
         coerced = _coerce(column, kind, operand, operator, dialect)
         if operator in ("contains", "icontains"):
@@ -572,7 +669,7 @@ def _metadata_fields(key: str, conditions: dict[str, Any], dialect: Dialect) -> 
     for field, wanted in conditions.items():
         if isinstance(wanted, dict) and any(op in COMPARISON_OPERATORS for op in wanted):
             for operator, operand in wanted.items():
-                condition = _metadata_comparison(key, field, operator, operand)
+                condition = _metadata_comparison(key, field, operator, operand, dialect)
                 if condition is not None:
                     parts.append(condition)
         elif not _is_wildcard(wanted):
@@ -582,7 +679,9 @@ def _metadata_fields(key: str, conditions: dict[str, Any], dialect: Dialect) -> 
     return parts[0] if len(parts) == 1 else _all(parts)
 
 
-def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> Predicate | None:
+def _metadata_comparison(
+    key: str, field: str, operator: str, operand: Any, dialect: Dialect
+) -> Predicate | None:
     if operator not in COMPARISON_OPERATORS:
         raise filter_error(f"Unsupported comparison operator: {operator}")
     if _is_wildcard(operand):
@@ -595,7 +694,7 @@ def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> P
         return _astext(metadata[field])
 
     if operator in NUMERIC_OPERATORS:
-        return _metadata_numeric(text_of, operator, operand)
+        return _metadata_numeric(text_of, operator, operand, dialect.reproduce_bugs)
     if operator == "in":
         if isinstance(operand, str) or not isinstance(operand, list | dict):
             raise filter_error(
@@ -611,12 +710,14 @@ def _metadata_comparison(key: str, field: str, operator: str, operand: Any) -> P
 
 
 def _metadata_numeric(
-    text_of: Callable[[Row], str | None], operator: str, operand: Any
+    text_of: Callable[[Row], str | None], operator: str, operand: Any, reproduce_bugs: bool
 ) -> Predicate:
     """``metadata->>field`` against an operand bound as the server binds it
-    (``fake_honcho.store.filter_numbers``): as numeric, double precision or text. SQL's NULL
-    (no value, or text the server cannot read as a number) is unknown. An operand it
-    cannot bind is refused inside the two messages of its cast and comparison builders."""
+    (``fake_honcho.store.filter_numbers``): as numeric, double precision or text. SQL's NULL (no
+    value) is unknown; a row whose text PostgreSQL cannot cast fails the whole query (its
+    500 when ``reproduce_bugs``; else that row is unknown too). An operand it cannot bind
+    is refused inside the two messages of its cast and comparison builders, and an int
+    beyond 64 bits fails to bind at all."""
     bound = bind_metadata_operand(operand)
     if bound is None:
         kind = type(operand).__name__
@@ -625,10 +726,17 @@ def _metadata_numeric(
             f"Failed to build numeric comparison condition for operator '{operator}' with "
             f"value '{operand}': Failed to process numeric cast for value '{operand}': {cause}"
         )
+    if reproduce_bugs and isinstance(operand, int) and not -(2**63) <= operand < 2**63:
+        raise UnhandledError(CAST_BUG)
     test = SQL_TESTS[operator]
 
     def predicate(row: Row) -> bool | None:
-        value = bound.read(text_of(row))
+        try:
+            value = bound.read(text_of(row))
+        except CastError:
+            if reproduce_bugs:
+                raise UnhandledError(CAST_BUG) from None
+            return None
         return None if value is None else test(value, bound.value)
 
     return predicate

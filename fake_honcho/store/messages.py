@@ -60,7 +60,7 @@ def store_messages(
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }
         try:
-            check_new_peer_names(fake, ws, list(joining))
+            check_new_peer_names(fake, ws, list(joining), creating_workspace=True)
         except HonchoError as corrected:
             if fake.version.speaks(Feature.PEER_NAME_422):
                 raise

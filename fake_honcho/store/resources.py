@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -116,19 +117,67 @@ def clean_configuration(configuration: dict[str, Any] | None) -> dict[str, Any]:
 # -- workspaces ---------------------------------------------------------------
 
 
+#: 3.1 keeps the workspace row its get-or-create made in its cache (``CACHE.DEFAULT_TTL_
+#: SECONDS``), also when the same request's peer-name check then rolls the row back.
+WORKSPACE_CACHE_TTL = timedelta(seconds=300)
+PHANTOM_WORKSPACE = "real-rejected-write-phantom-workspace"
+
+
+def cached_only(fake: World, ws: str) -> Row | None:
+    """The row 3.1's cache still holds for a workspace that was never stored (a refused
+    write was about to create it), until the entry expires by the fake's clock."""
+    entry = fake.workspace_cache.get(ws)
+    if entry is None:
+        return None
+    expires, row = entry
+    if fake.clock() < expires and fake.store.get("workspaces", ws) is None:
+        return row
+    del fake.workspace_cache[ws]
+    return None
+
+
+def cache_refused_workspace(fake: World, ws: str) -> None:
+    """A write that creates its workspace first was refused for its peer names: 3.1 caches
+    the workspace it rolls back (reproduced unless ``real_bugs="correct"``)."""
+    if (
+        fake.real_bugs == "reproduce"
+        and fake.version.speaks(Feature.PEER_NAME_422)
+        and fake.store.get("workspaces", ws) is None
+        and cached_only(fake, ws) is None
+    ):
+        row = {"id": ws, "metadata": {}, "configuration": {}, "created_at": now(fake)}
+        fake.workspace_cache[ws] = (fake.clock() + WORKSPACE_CACHE_TTL, row)
+
+
+def fail_if_cached_only(fake: World, ws: str) -> None:
+    """A write the server lets through its cached workspace and the database then refuses."""
+    if cached_only(fake, ws) is not None:
+        raise UnhandledError(PHANTOM_WORKSPACE)
+
+
 def get_workspace(fake: World, ws: str) -> Row:
-    row = fake.store.get("workspaces", ws)
+    """The workspace, or 3.1's cached row of one never stored (the server reads it there)."""
+    row = fake.store.get("workspaces", ws) or cached_only(fake, ws)
     if row is None:
         raise HonchoError(404, f"Workspace {ws} not found")
     return row
 
 
-def ensure_workspace(fake: World, ws: str, refused: HonchoError | None = None) -> tuple[Row, bool]:
+def ensure_workspace(
+    fake: World,
+    ws: str,
+    refused: HonchoError | None = None,
+    creating: HonchoError | None = None,
+) -> tuple[Row, bool]:
     """The workspace, created empty if missing; ``(row, created)``; an invalid name is
-    answered as :func:`check_new_name` says."""
+    answered as :func:`check_new_name` says. While 3.1's cache holds it without a row
+    (:func:`cached_only`) the server's insert of what is ``creating`` fails: that 409,
+    or without one a 500."""
     row = fake.store.get("workspaces", ws)
     if row is not None:
         return row, False
+    if cached_only(fake, ws) is not None:
+        raise creating or UnhandledError(PHANTOM_WORKSPACE)
     check_new_name(fake, ws, refused)
     row = {"id": ws, "metadata": {}, "configuration": {}, "created_at": now(fake)}
     fake.store.put("workspaces", ws, row)
@@ -177,15 +226,24 @@ def reject_impossible_peer_names(names: Iterable[str]) -> None:
         )
 
 
-def check_new_peer_names(fake: World, ws: str, names: list[str]) -> None:
+def check_new_peer_names(
+    fake: World, ws: str, names: list[str], *, creating_workspace: bool = False
+) -> None:
     """The server's checks of peer names about to be created (no stored peer can hold a
-    NUL or an over-long name), then ``_validate_new_peer_names``: each named once, sorted."""
+    NUL or an over-long name), then ``_validate_new_peer_names``: each named once, sorted.
+    The latter runs after a write that is ``creating_workspace`` made it (its refusal
+    leaves the workspace in 3.1's cache: :func:`cache_refused_workspace`)."""
     new = sorted({name for name in names if fake.store.get("peers", (ws, name)) is None})
     reject_impossible_peer_names(new)
-    reject_reserved_new(fake, ws, new)
-    bad = [name for name in new if not RESOURCE_NAME.fullmatch(name)]
-    if bad:
-        raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
+    try:
+        reject_reserved_new(fake, ws, new)
+        bad = [name for name in new if not RESOURCE_NAME.fullmatch(name)]
+        if bad:
+            raise HonchoError(422, f"Peer name(s) {bad} must match pattern {RESOURCE_NAME_PATTERN}")
+    except HonchoError:
+        if creating_workspace:
+            cache_refused_workspace(fake, ws)
+        raise
 
 
 class PeerCreate(BaseModel):
@@ -232,8 +290,9 @@ def ensure_peers(fake: World, ws: str, names: list[str]) -> None:
     if fake.store.get("workspaces", ws) is None:
         check_new_name(fake, ws)  # the workspace is built before the peers
     check_new_peer_names(fake, ws, missing)
-    ensure_workspace(fake, ws)
-    for pid in dict.fromkeys(missing):
+    names = list(dict.fromkeys(missing))
+    ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {names}"))
+    for pid in names:
         fake.store.put("peers", (ws, pid), new_peer(fake, ws, pid, None, None))
 
 
@@ -245,6 +304,10 @@ def get_peer(fake: World, ws: str, pid: str) -> Row:
 
 
 # -- sessions -----------------------------------------------------------------
+
+
+def unable_to_create_session(sid: str) -> HonchoError:
+    return HonchoError(409, f"Unable to create or get session: {sid}")
 
 
 def session_not_found(ws: str, sid: str) -> HonchoError:
@@ -281,7 +344,7 @@ def ensure_session(
             raise session_not_found(ws, sid)
         return row, False
     check_new_name(fake, sid, refused)
-    ensure_workspace(fake, ws, refused)
+    ensure_workspace(fake, ws, refused, creating=unable_to_create_session(sid))
     row = new_session(fake, ws, sid, None, None)
     fake.store.put("sessions", (ws, sid), row)
     return row, True

@@ -107,7 +107,10 @@ def get_or_create(
 
     409 when an ordinary peer already holds one's reserved name.
     """
-    ensure_workspace(fake, ws)
+    names = [peer_id(name) for name in wanted]
+    ensure_workspace(
+        fake, ws, creating=HonchoError(409, f"Unable to create or get scopes: {names}")
+    )
     rows: list[Row] = []
     created = False
     for name, metadata in wanted.items():

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from fake_honcho.errors import RealBugs
 from fake_honcho.store.ids import IdFactory
-from fake_honcho.store.state import Store
+from fake_honcho.store.state import Row, Store
 from fake_honcho.versions import HonchoVersion
 
 __all__ = ["World"]
@@ -26,3 +26,6 @@ class World(Protocol):
     clock: Callable[[], datetime]
     new_id: IdFactory
     real_bugs: RealBugs
+    #: 3.1's cached rows of workspaces never stored, with when each expires
+    #: (``resources.cached_only``)
+    workspace_cache: dict[str, tuple[datetime, Row]]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fake_honcho.errors import HonchoError
+from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.store.filters import (
     COMPARISON_OPERATORS,
     CONCLUSION,
@@ -214,8 +215,92 @@ def chosen(filters: Any, rows: list[dict[str, Any]], model: Model, dialect: Any)
 
 
 def test_the_version_picks_the_dialect() -> None:
-    assert dialect_for(VERSIONS["3.0.12"]) is LEGACY
-    assert dialect_for(VERSIONS["3.1"]) is STRICT
+    assert dialect_for(VERSIONS["3.0.12"], "correct") == LEGACY
+    assert dialect_for(VERSIONS["3.1"], "correct") == STRICT
+    assert dialect_for(VERSIONS["3.0.12"], "reproduce").reproduce_bugs
+
+
+# -- the real servers' 500s, reproduced (register: real-filter-errors-500 at 3.0.12 and
+# real-numeric-filter-500), measured on real 3.0.12 and 3.1 (exchanges/*/filter_binds.json)
+
+REPRODUCING_LEGACY = dialect_for(VERSIONS["3.0.12"], "reproduce")
+REPRODUCING_STRICT = dialect_for(VERSIONS["3.1"], "reproduce")
+
+
+@pytest.mark.parametrize(
+    ("filters", "model"),
+    [
+        ({"id": {"like": "a"}}, PEER),
+        ({"id": 5}, PEER),
+        ({"id": {"gte": "3"}}, PEER),
+        ({"id": {"ne": None}}, PEER),
+        ({"is_active": {"ne": True}}, SESSION),
+        ({"created_at": "2024-01-01T00:00:00Z"}, SESSION),
+        ({"created_at": {"contains": "2024-01-01"}}, PEER),
+        ({"token_count": "5"}, MESSAGE),
+        ({"token_count": {"in": [True]}}, MESSAGE),
+        ({"metadata": 5}, PEER),
+    ],
+)
+def test_a_legacy_operand_the_database_refuses_is_its_500(filters: Any, model: Model) -> None:
+    with pytest.raises(UnhandledError) as raised:
+        compile_filter(filters, model, REPRODUCING_LEGACY)
+    assert raised.value.bug == "real-filter-errors-500"
+    try:  # corrected: what 3.1 answers, a 422 or a list, never a 500
+        compile_filter(filters, model, LEGACY)
+    except HonchoError as refused:
+        assert refused.status == 422
+
+
+@pytest.mark.parametrize(
+    ("filters", "model", "text"),
+    [
+        ({"id": {"gte": 3, "like": 1}}, PEER, "Unsupported comparison operator: like"),
+        (
+            {"is_active": {"ne": "x"}},
+            SESSION,
+            "Invalid numeric value: x. Expected a number, got str",
+        ),
+        ({"created_at": {"contains": "2"}}, PEER, "Invalid datetime value: 2"),
+        ({"created_at": {"in": ["x"]}}, PEER, "Invalid datetime value in list: x"),
+    ],
+)
+def test_legacy_checks_its_own_refusals_before_the_database(
+    filters: Any, model: Model, text: str
+) -> None:
+    """3.0.12 builds the whole condition before the query runs: its own 422 wins."""
+    with pytest.raises(HonchoError) as raised:
+        compile_filter(filters, model, REPRODUCING_LEGACY)
+    assert (raised.value.status, raised.value.detail) == (422, text)
+    with pytest.raises(HonchoError) as raised:
+        compile_filter(filters, model, LEGACY)
+    assert raised.value.status == 422
+
+
+def test_legacy_null_members_and_patterns_match_nothing() -> None:
+    for dialect in (REPRODUCING_LEGACY, LEGACY):
+        assert chosen({"peer_id": {"in": [None]}}, ROWS, MESSAGE, dialect) == []
+        assert chosen({"peer_id": {"contains": None}}, ROWS, MESSAGE, dialect) == []
+
+
+WITH_WORD = [*ROWS, {**ROWS[2], "id": "m4", "metadata": {"score": "abc"}}]
+
+
+@pytest.mark.parametrize("dialect", [REPRODUCING_LEGACY, REPRODUCING_STRICT], ids=str)
+def test_metadata_text_no_number_fails_the_whole_comparison(dialect: Any) -> None:
+    predicate = compile_filter({"metadata": {"score": {"gt": 1}}}, MESSAGE, dialect)
+    assert predicate is not None
+    with pytest.raises(UnhandledError) as raised:
+        [predicate(row) for row in WITH_WORD]
+    assert raised.value.bug == "real-numeric-filter-500"
+    with pytest.raises(UnhandledError):
+        compile_filter({"metadata": {"score": {"gt": 2**70}}}, MESSAGE, dialect)
+    corrected = replace(dialect, reproduce_bugs=False)
+    assert chosen({"metadata": {"score": {"gt": 1}}}, WITH_WORD, MESSAGE, corrected) == [
+        "m1",
+        "m2",
+    ]
+    assert chosen({"metadata": {"score": {"gt": 2**70}}}, WITH_WORD, MESSAGE, corrected) == []
 
 
 @pytest.mark.parametrize(
@@ -366,14 +451,19 @@ def _comparison(draw: st.DrawFn) -> dict[str, Any]:
 @given(data=st.data())
 def test_no_filter_fails_other_than_with_a_422(data: st.DataObject) -> None:
     """Any operand of any type, against rows holding NaN, infinities and non-numbers:
-    the filter compiles and selects, or is refused with a 422, never an exception."""
+    the filter compiles and selects, or is refused with a 422, never an exception; only a
+    dialect reproducing the real server's bugs fails as it does, naming the entry."""
     model = data.draw(MODELS)
     filters = data.draw(_filters(model))
+    dialects = [LEGACY, STRICT, REPRODUCING_LEGACY, REPRODUCING_STRICT]
+    dialect = data.draw(st.sampled_from(dialects))
     try:
-        predicate = compile_filter(filters, model, data.draw(st.sampled_from([LEGACY, STRICT])))
+        predicate = compile_filter(filters, model, dialect)
+        for row in ODD_ROWS:
+            if predicate is not None:
+                predicate(row)
     except HonchoError as refused:
         assert refused.status == 422
-        return
-    for row in ODD_ROWS:
-        if predicate is not None:
-            predicate(row)
+    except UnhandledError as failed:
+        assert dialect.reproduce_bugs
+        assert failed.bug in ("real-filter-errors-500", "real-numeric-filter-500")

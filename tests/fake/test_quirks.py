@@ -147,19 +147,29 @@ def test_session_observer_limit_is_400_and_creates_nothing(
     assert fake.store.count("sessions") == fake.store.count("peers") == 0
 
 
-def test_deleted_session_is_gone_for_every_route(client: httpx.Client) -> None:
-    send_messages(client, "s", {"content": "hello", "peer_id": "alice"})
-    assert client.delete(f"{W}/sessions/s").json() == {"message": "Session deleted successfully"}
-    gone = "Session s not found in workspace ws"
-    assert detail(post(client, f"{W}/sessions", {"id": "s"})) == gone
-    assert detail(client.put(f"{W}/sessions/s", json={})) == gone
-    assert detail(client.delete(f"{W}/sessions/s")) == gone
-    refused = post(
-        client, f"{W}/sessions/s/messages", {"messages": [{"content": "x", "peer_id": "a"}]}
-    )
-    assert (refused.status_code, detail(refused)) == (404, gone)
-    assert post(client, f"{W}/sessions/list").json()["items"] == []
-    assert post(client, f"{W}/sessions/s/messages/list").json()["total"] == 0
+def test_deleted_session_is_gone_for_every_route() -> None:
+    """Until the deriver has deleted it, the inactive session refuses every write and
+    get-or-create; its messages still read back (deletion-at-once)."""
+    with (
+        FakeHoncho(deriver="manual") as fake,
+        httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
+    ):
+        send_messages(client, "s", {"content": "hello", "peer_id": "alice"})
+        deleted = client.delete(f"{W}/sessions/s")
+        assert deleted.json() == {"message": "Session deleted successfully"}
+        gone = "Session s not found in workspace ws"
+        assert detail(post(client, f"{W}/sessions", {"id": "s"})) == gone
+        assert detail(client.put(f"{W}/sessions/s", json={})) == gone
+        assert detail(client.delete(f"{W}/sessions/s")) == gone
+        refused = post(
+            client, f"{W}/sessions/s/messages", {"messages": [{"content": "x", "peer_id": "a"}]}
+        )
+        assert (refused.status_code, detail(refused)) == (404, gone)
+        assert post(client, f"{W}/sessions/list").json()["items"] == []
+        assert post(client, f"{W}/sessions/s/messages/list").json()["total"] == 1
+        fake.deriver.run_until_idle()
+        assert post(client, f"{W}/sessions/s/messages/list").json()["total"] == 0
+        assert post(client, f"{W}/sessions", {"id": "s"}).status_code == 201
 
 
 def test_post_session_peers_creates_the_session_but_put_and_delete_404(

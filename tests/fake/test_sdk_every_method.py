@@ -158,7 +158,10 @@ class World:
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[FakeHoncho, str]]:
-    with FakeHoncho(version=NEWEST, strict=True) as fake, fake.serve() as url:
+    # Every world holds a session s1, and a real server clones by session name in every
+    # workspace (its 500, divergence real-clone-cross-workspace): the SDK's calls are the
+    # point here, so the fake answers as a corrected server.
+    with FakeHoncho(version=NEWEST, strict=True, real_bugs="correct") as fake, fake.serve() as url:
         yield fake, url
 
 

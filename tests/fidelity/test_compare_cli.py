@@ -65,7 +65,7 @@ def test_each_differing_exchange_is_printed_and_fails_the_run(served_fake: Serve
 
 def test_scripts_leave_no_workspace_behind(served_fake: ServedFake) -> None:
     status, _ = _run(
-        "--against", served_fake.url, "--api-key", served_fake.api_key, "--script", "sessions"
+        "--against", served_fake.url, "--api-key", served_fake.api_key, "--script", "clone"
     )
     assert status == 0
     left = [row["id"] for row in served_fake.fake.store.rows("workspaces")]

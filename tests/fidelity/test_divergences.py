@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -35,15 +36,19 @@ IDS = [entry.id for entry in DIVERGENCES]
 
 
 @pytest.fixture(scope="module")
-def served_urls() -> Iterator[dict[tuple[str, str], str]]:
+def served_urls() -> Iterator[dict[tuple[str, str, Any], str]]:
     """One fake behind uvicorn per version entries are about and ``real_bugs`` setting:
     probes look at connections, so they need real sockets."""
     with ExitStack() as stack:
         urls = {}
-        for version in sorted({entry.first_version.name for entry in DIVERGENCES}):
+        for version, settings in sorted(
+            {(entry.first_version.name, entry.fake_settings) for entry in DIVERGENCES}
+        ):
             for real_bugs in ("reproduce", "correct"):
-                fake = stack.enter_context(FakeHoncho(version=version, real_bugs=real_bugs))
-                urls[version, real_bugs] = stack.enter_context(fake.serve())
+                fake = stack.enter_context(
+                    FakeHoncho(version=version, real_bugs=real_bugs, **dict(settings))
+                )
+                urls[version, real_bugs, settings] = stack.enter_context(fake.serve())
         yield urls
 
 
@@ -54,12 +59,14 @@ def _observed(entry: Divergence, url: str) -> object:
 
 @pytest.mark.parametrize("entry", DIVERGENCES, ids=IDS)
 def test_probe_still_differs_on_the_fake(
-    entry: Divergence, served_urls: dict[tuple[str, str], str]
+    entry: Divergence, served_urls: dict[tuple[str, str, Any], str]
 ) -> None:
     """The fake answers ``fake_result``: by default, or, for a reproduced real bug, with
     ``real_bugs="correct"``."""
     real_bugs = "correct" if entry.reproduced else "reproduce"
-    observed = _observed(entry, served_urls[entry.first_version.name, real_bugs])
+    observed = _observed(
+        entry, served_urls[entry.first_version.name, real_bugs, entry.fake_settings]
+    )
     assert observed == entry.fake_result, f"{entry.id}: the fake now answers {observed!r}"
     assert observed != entry.real_result, (
         f"{entry.id}: the fake now behaves as real Honcho does; delete the entry"
@@ -70,10 +77,12 @@ def test_probe_still_differs_on_the_fake(
     "entry", [e for e in DIVERGENCES if e.reproduced], ids=lambda entry: entry.id
 )
 def test_reproduced_bugs_are_answered_as_the_real_server_does(
-    entry: Divergence, served_urls: dict[tuple[str, str], str]
+    entry: Divergence, served_urls: dict[tuple[str, str, Any], str]
 ) -> None:
     assert entry.kind == "real-bug" and entry.real_result not in (UNSTABLE, UNVERIFIED)
-    observed = _observed(entry, served_urls[entry.first_version.name, "reproduce"])
+    observed = _observed(
+        entry, served_urls[entry.first_version.name, "reproduce", entry.fake_settings]
+    )
     assert observed == entry.real_result, f"{entry.id}: the fake now answers {observed!r}"
 
 
@@ -102,6 +111,16 @@ def test_probe_matches_the_real_server(
     if entry.real_result is UNSTABLE:
         return  # nothing a single run reproduces; the probe ran without error
     assert observed == entry.real_result, f"{entry.id}: the real server now answers {observed!r}"
+
+
+def test_each_reproduced_bug_says_what_correct_changes() -> None:
+    """docs/divergences.md names, for each real bug, what ``real_bugs="correct"`` answers."""
+    for entry in DIVERGENCES:
+        if entry.reproduced:
+            assert "corrected: " in entry.fake, f"{entry.id}: say 'corrected: ...' in fake"
+    assert DOC.read_text(encoding="utf-8").count('**With `real_bugs="correct"`:**') == sum(
+        entry.kind == "real-bug" for entry in DIVERGENCES
+    )
 
 
 def test_entries_are_complete_and_ids_unique() -> None:
