@@ -37,16 +37,21 @@ __all__ = ["build_parser", "main"]
 API_KEY_ENV = "HONCHO_API_KEY"
 
 
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server a differential runs against, and its key: the same for compare and fuzz."""
+    parser.add_argument("--against", required=True, metavar="URL", help="the Honcho server")
+    parser.add_argument(
+        "--api-key", help=f"Bearer key for the server (default: ${API_KEY_ENV}; never printed)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="fake-honcho compare",
         description="Send the scripted exchanges to a Honcho server and to the fake; "
         "print every exchange whose answers differ.",
     )
-    parser.add_argument("--against", required=True, metavar="URL", help="the Honcho server")
-    parser.add_argument(
-        "--api-key", help=f"Bearer key for the server (default: ${API_KEY_ENV}; never printed)"
-    )
+    add_target_arguments(parser)
     parser.add_argument(
         "--script",
         action="append",

@@ -28,8 +28,9 @@ from typing import TextIO
 
 import httpx
 
+from fake_honcho.arguments import OneLineParser
 from fake_honcho.drift.cleanup import delete_workspaces
-from fake_honcho.drift.cli import API_KEY_ENV, served_as, without_credentials
+from fake_honcho.drift.cli import API_KEY_ENV, add_target_arguments, served_as, without_credentials
 from fake_honcho.drift.fuzz import (
     Answer,
     FuzzRecording,
@@ -46,15 +47,12 @@ PROG = "fake-honcho fuzz"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         description="Send requests generated from a Honcho server's own OpenAPI document to "
         "it and to the fake; print the answers that differ, grouped.",
     )
-    parser.add_argument("--against", required=True, metavar="URL", help="the Honcho server")
-    parser.add_argument(
-        "--api-key", help=f"Bearer key for the server (default: ${API_KEY_ENV}; never printed)"
-    )
+    add_target_arguments(parser)
     parser.add_argument(
         "--honcho-version",
         type=version_argument,
