@@ -83,6 +83,14 @@ CACHED_ONLY = [
     ("DELETE", "", None, 500, "An unexpected error occurred"),
     ("PUT", "/sessions/s1/peers", {"alice": {}}, 404, "Session s1 not found in workspace w2"),
     ("POST", "/peers/list", {}, 200, None),
+    # measured within the 1 s TTL of the fuzz's servers (tests/fidelity/fuzz/3.1 seed 3)
+    (
+        "POST",
+        "/sessions/s1/messages",
+        {"messages": [{"peer_id": "new.peer", "content": "x"}]},
+        409,
+        "Unable to create or get session: s1",
+    ),
 ]
 
 

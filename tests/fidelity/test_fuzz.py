@@ -20,11 +20,10 @@ from fake_honcho.harness.divergences import divergence
 
 RECORDED = Path(__file__).parent / "fuzz"
 PATHS = list(load_fuzz_recordings(RECORDED))
+IDS = [f"{p.parent.name}/{p.name.split('.')[0]}" for p in PATHS]
 
 
-@pytest.mark.parametrize(
-    "path", PATHS, ids=[f"{p.parent.name}/{p.name.split('.')[0]}" for p in PATHS]
-)
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_fake_answers_generated_requests_as_the_real_server_did(path: Path) -> None:
     recording = FuzzRecording.read(path)
     assert recording.per_operation >= 20 and len(recording.cases) >= 20 * 40
@@ -48,9 +47,7 @@ def test_every_rule_names_a_register_entry() -> None:
         divergence(rule.entry)  # KeyError naming the known ids
 
 
-@pytest.mark.parametrize(
-    "path", PATHS, ids=[f"{p.parent.name}/{p.name.split('.')[0]}" for p in PATHS]
-)
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
 def test_every_deletion_was_waited_for_until_carried_out(path: Path) -> None:
     """So no difference in the recordings is the server's deriver running later."""
     recording = FuzzRecording.read(path)
