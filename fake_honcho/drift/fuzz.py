@@ -36,7 +36,7 @@ from fake_honcho.drift.recording import configuration_name, parse_configuration
 from fake_honcho.versions import HonchoVersion, resolve_version
 
 if TYPE_CHECKING:
-    from fake_honcho import FakeHoncho
+    from fake_honcho.fake import FakeHoncho
 
 __all__ = [
     "Answer",
@@ -124,7 +124,7 @@ def fake_for(version: str | HonchoVersion, embed_messages: bool, *, auth: bool) 
     ``admin_key``). Fields a version drops are dropped quietly, as the server does."""
     import secrets
 
-    from fake_honcho import FakeHoncho
+    from fake_honcho.fake import FakeHoncho
 
     return FakeHoncho(
         version=version,
