@@ -22,7 +22,14 @@ from pydantic_core import SchemaValidator, ValidationError
 from starlette.requests import Request
 
 from fake_honcho.errors import RequestValidationError, ValidationItem, validation_item
-from fake_honcho.http.endpoint import body_bytes, fake_of, query_str, read_body, read_json
+from fake_honcho.http.endpoint import (
+    UNREAD_JSON_SCOPE_KEY,
+    body_bytes,
+    fake_of,
+    query_str,
+    read_body,
+    read_json,
+)
 from fake_honcho.http.http_rules import is_json
 from fake_honcho.http.operations import JSON, operation_for
 from fake_honcho.http.request_models import request_error, scalar
@@ -88,7 +95,8 @@ async def check_request(request: Request, method: str, path: str) -> None:
         return
     json_body = checks.body is not None and is_json(request.headers.get("content-type"))
     if json_body and await body_bytes(request):
-        await read_json(request, required=False)  # FastAPI's 400 or json_invalid first
+        # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
+        request.scope[UNREAD_JSON_SCOPE_KEY] = await read_json(request, required=False)
     items: list[ValidationItem] = []
     for name, validator, required in checks.query:
         raw = query_str(request, name)
