@@ -189,7 +189,7 @@ def _undecodable_body(scope: Scope, route: Route) -> HonchoError | None:
     from fake_honcho.http.operations import takes_body
 
     raw = scope.get(BODY_SCOPE_KEY)
-    if not raw or not _json_content(scope) or not takes_body(route.path, scope["method"]):
+    if not raw or not _json_content(scope) or not takes_body(route):
         return None
     try:
         decode_json(raw)

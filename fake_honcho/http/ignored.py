@@ -7,8 +7,9 @@ drops that a later version reads, and says so:
 
 - body fields come from the schema layers (:func:`later_fields`): a field a later
   version's request schema reads that this version's schema lacks, at any depth;
-- query parameters are declared on their handler with the :class:`Feature` that
-  serves them (:func:`reads_query`).
+- query parameters come from the route's operation: a parameter declared with
+  ``needs=Feature.X`` (:mod:`fake_honcho.http.operations`) is dropped by a version
+  without ``X`` (:func:`check_query`, called with FastAPI's checks before the handler).
 
 Each request's dropped fields are journaled (``JournalEntry.ignored``); what the client
 gets is ``FakeHoncho(ignored_fields=...)``: ``"warn"`` (the default: the answer a real
@@ -19,14 +20,12 @@ line), ``"error"`` (a 422 naming each field) or ``"allow"`` (journaled only).
 
 from __future__ import annotations
 
-import functools
 import warnings
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
 
 from starlette.requests import Request
-from starlette.responses import Response
 
 from fake_honcho.errors import RequestValidationError, validation_item
 from fake_honcho.http.http_rules import IGNORED_SCOPE_KEY, JSON_SCOPE_KEY
@@ -40,8 +39,8 @@ __all__ = [
     "IgnoredFieldWarning",
     "IgnoredFieldsMode",
     "check_body",
+    "check_query",
     "later_fields",
-    "reads_query",
 ]
 
 IgnoredFieldsMode = Literal["warn", "error", "allow"]
@@ -203,28 +202,19 @@ def check_body(
         _report(request, fake, list(_found(body, tree, ())))
 
 
-Endpoint = Callable[[Request], Awaitable[Response]]
+def check_query(request: Request, fake: Guarded, dropped: Iterable[tuple[str, Feature]]) -> None:
+    """Report the query parameters of ``dropped`` (each with the feature that serves it,
+    which this version lacks) that the request carries."""
+    found = [
+        IgnoredField("query", (name,), _served_from(feature))
+        for name, feature in dropped
+        if name in request.query_params
+    ]
+    _report(request, fake, found)
 
 
-def reads_query(feature: Feature, *names: str) -> Callable[[Endpoint], Endpoint]:
-    """Mark a handler's query parameters ``names`` as served from ``feature`` on: a
-    version without it drops them, and the guard says so."""
-    served = next((v.name for v in VERSIONS.values() if v.speaks(feature)), "a later version")
-
-    def decorate(endpoint: Endpoint) -> Endpoint:
-        @functools.wraps(endpoint)
-        async def guarded(request: Request) -> Response:
-            fake: Guarded = request.scope["app"].fake
-            if not fake.version.speaks(feature):
-                sent = [name for name in names if name in request.query_params]
-                if sent:
-                    found = [IgnoredField("query", (name,), served) for name in sent]
-                    _report(request, fake, found)
-            return await endpoint(request)
-
-        return guarded
-
-    return decorate
+def _served_from(feature: Feature) -> str:
+    return next((v.name for v in VERSIONS.values() if v.speaks(feature)), "a later version")
 
 
 def _report(request: Request, fake: Guarded, found: list[IgnoredField]) -> None:

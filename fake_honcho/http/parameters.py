@@ -9,7 +9,8 @@ error of all of them in one 422. A handler here reads its parameters one at a ti
 first: it decodes the body, and when any query parameter is refused, raises the 422
 FastAPI sends, the query's items and then the body's.
 
-What each route takes is its OpenAPI operation (:mod:`fake_honcho.http.operations`).
+What each route takes is its OpenAPI operation, declared beside it
+(:func:`fake_honcho.http.operations.api_route`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from pydantic_core import SchemaValidator, ValidationError
 from starlette.requests import Request
+from starlette.routing import BaseRoute
 
 from fake_honcho.errors import RequestValidationError, ValidationItem, validation_item
 from fake_honcho.http.endpoint import (
@@ -31,9 +33,10 @@ from fake_honcho.http.endpoint import (
     read_json,
 )
 from fake_honcho.http.http_rules import is_json
-from fake_honcho.http.operations import JSON, operation_for
+from fake_honcho.http.ignored import check_query
+from fake_honcho.http.operations import JSON, Operation, operation_for
 from fake_honcho.http.request_models import request_error, scalar
-from fake_honcho.versions import HonchoVersion
+from fake_honcho.versions import Feature, HonchoVersion
 
 __all__ = ["Checks", "check_request", "checks_for"]
 
@@ -50,16 +53,13 @@ class Checks:
     body: str | None = None
     """The JSON body's schema, if the operation takes one."""
     body_required: bool = False
+    dropped: tuple[tuple[str, Feature], ...] = ()
+    """(name, the feature that reads it) for each query parameter this version drops."""
 
 
 @cache
-def checks_for(method: str, path: str, version: HonchoVersion) -> Checks | None:
-    """The checks of ``method path`` at ``version`` (None for a route without an
-    operation: the fake's own control routes)."""
-    try:
-        operation = operation_for(method, path, version)
-    except KeyError:
-        return None
+def checks_for(operation: Operation, version: HonchoVersion) -> Checks:
+    """The checks of ``operation`` at ``version``."""
     params = operation.parameters(version)
     ordered = [p for p in params if p.name in DEPENDENCY_PARAMETERS]
     ordered += [p for p in params if p.name not in DEPENDENCY_PARAMETERS]
@@ -68,6 +68,7 @@ def checks_for(method: str, path: str, version: HonchoVersion) -> Checks | None:
         tuple((p.name, _validator(p.schema), p.required) for p in ordered),
         body.schema if body is not None else None,
         body is not None and not body.optional,
+        tuple((p.name, p.needs) for p in operation.query if p.needs and p not in params),
     )
 
 
@@ -86,13 +87,15 @@ def _validator(schema: dict[str, Any]) -> SchemaValidator | None:
     return None
 
 
-async def check_request(request: Request, method: str, path: str) -> None:
-    """Raise what FastAPI answers before the handler of ``method path`` would run: the
-    body's decoding error, or a 422 listing every refused query parameter and then the
-    body's errors."""
-    checks = checks_for(method, path, fake_of(request).version)
-    if checks is None:
+async def check_request(request: Request, route: BaseRoute) -> None:
+    """Raise what FastAPI answers before the handler of ``route`` would run: the body's
+    decoding error, or a 422 listing every refused query parameter and then the body's
+    errors (nothing for a route without an operation: the fake's own control routes)."""
+    fake = fake_of(request)
+    operation = operation_for(route, fake.version)
+    if operation is None:
         return
+    checks = checks_for(operation, fake.version)
     json_body = checks.body is not None and is_json(request.headers.get("content-type"))
     if json_body and await body_bytes(request):
         # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
@@ -109,6 +112,8 @@ async def check_request(request: Request, method: str, path: str) -> None:
             except ValidationError as error:
                 items += request_error(error, ("query", name), _no_models).items
     if not items:
+        if checks.dropped:
+            check_query(request, fake, checks.dropped)
         return
     if checks.body is not None:
         try:

@@ -123,7 +123,7 @@ async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Respon
     if fake is None:
         return await endpoint(request)
     with fake.store.transaction():
-        await check_request(request, scope["method"], scope["route"].path)
+        await check_request(request, scope["route"])
         return await endpoint(request)
 
 

@@ -3,7 +3,8 @@
 Paths and methods are the routes the fake serves (those it marks
 ``include_in_schema=False`` and its own ``/_fake/`` control routes left out, as a real
 server leaves out ``/metrics`` and its docs pages); each operation's parameters and
-bodies come from :mod:`fake_honcho.http.operations`, and every schema from the
+bodies come from the operation declared beside each route
+(:func:`fake_honcho.http.operations.api_route`), and every schema from the
 fake's ``schemas/`` files, rewritten as components. Nothing is copied from a real
 server's document: the tests compare the two.
 """
@@ -29,16 +30,13 @@ VALIDATION_ERROR = "HTTPValidationError"
 _PARAM = re.compile(r"\{(\w+)\}")
 
 
-def documented_routes(routes: Iterable[BaseRoute]) -> Iterator[tuple[str, str]]:
-    """``(method, path)`` of every route the document describes, in route order."""
+def documented_routes(routes: Iterable[BaseRoute]) -> Iterator[Route]:
+    """Every route the document describes, in route order."""
     for route in routes:
         if not isinstance(route, Route) or not route.include_in_schema:
             continue
-        if route.path.startswith(CONTROL_PREFIX):
-            continue
-        for method in sorted(route.methods or ()):
-            if method != "HEAD":
-                yield method, route.path
+        if not route.path.startswith(CONTROL_PREFIX):
+            yield route
 
 
 def build_document(
@@ -47,9 +45,15 @@ def build_document(
     """The OpenAPI 3.1 document of ``routes`` over ``schemas``, as Honcho ``version``."""
     builder = _Builder(schemas, version)
     paths: dict[str, dict[str, Any]] = {}
-    for method, path in documented_routes(routes):
-        operation = operation_for(method, path, version)
-        paths.setdefault(path, {})[method.lower()] = builder.operation(operation)
+    for route in documented_routes(routes):
+        operation = operation_for(route, version)
+        if operation is None:
+            methods = "/".join(sorted(set(route.methods or ()) - {"HEAD"}))
+            raise KeyError(
+                f"no OpenAPI operation declared for {methods} {route.path} at Honcho "
+                f"{version}: declare the route with api_route (fake_honcho.http.operations)"
+            )
+        paths.setdefault(route.path, {})[operation.method.lower()] = builder.operation(operation)
     honcho_version = version.name
     return {
         "openapi": OPENAPI_VERSION,

@@ -1,7 +1,7 @@
 """The handlers: one module per resource, each exporting ``routes: list[Route]``.
 
-How to add a route
-------------------
+How to add a route (one file here; a schema for a new body shape)
+------------------------------------------------------------------
 1. In a module of ``fake_honcho/routes/``, write an ``async def handler(request) ->
    Response``. Reach the fake through ``fake_of(request)`` (``fake_honcho.http.endpoint``);
    hold ``fake.store.lock`` around any read-modify-write.
@@ -12,10 +12,17 @@ How to add a route
 3. Fail with ``raise HonchoError(status, "real detail text")`` (``fake_honcho.errors``).
 4. Answer with ``respond(request, payload, status=..., schema="Name", many=...)`` so
    strict fakes check the response against ``schemas/Name.json``.
-5. Append ``guarded(RULE, Route(path, handler, methods=[...]))`` to the module's ``routes``
-   list. Every non-underscore module here is picked up automatically. A route that
-   exists only from some Honcho version on is appended as ``versioned(Feature.X, ...)``
-   (``fake_honcho.versions``).
+5. Declare it in the module's ``routes`` list with ``api_route``
+   (``fake_honcho.http.operations``), everything Honcho declares for it in one place: its
+   rule (Honcho's ``require_auth``, ``fake_honcho.http.permissions``), method, path and
+   handler, then its OpenAPI operation: Honcho's handler name and tag, a description,
+   the ``Answer``, the ``Body`` and each query ``Param`` (FastAPI's checks before the
+   handler and ``/openapi.json`` are built from them). A route served only from some
+   Honcho version on takes ``needs=Feature.X``; so does a query parameter a version adds
+   (older versions drop it, and the ignored-field guard says so); ``revised(Feature.X,
+   ...)`` gives a route a new body or answer from a version on. Every non-underscore
+   module here is picked up automatically. A route outside Honcho's API (``/_fake/``)
+   is a plain ``guarded(RULE, Route(...))``.
 """
 
 from __future__ import annotations
@@ -30,8 +37,8 @@ from fake_honcho.versions import HonchoVersion, feature_of, resolve_version
 
 
 def collect_routes(version: HonchoVersion | str | None = None) -> list[BaseRoute]:
-    """``routes`` of every module in ``fake_honcho/routes/``, less those marked
-    :func:`~fake_honcho.versions.versioned` with a feature ``version`` (default:
+    """``routes`` of every module in ``fake_honcho/routes/``, less those declared with
+    ``needs`` (:func:`~fake_honcho.versions.versioned`) a feature ``version`` (default:
     :data:`~fake_honcho.versions.DEFAULT_VERSION`) does not speak; in Honcho's order, with
     only the methods FastAPI answers (``fake_honcho.http.http_rules``)."""
     speaks = resolve_version(version).speaks

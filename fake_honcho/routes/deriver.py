@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
 
 from fake_honcho.deriver import cards, chat, summaries
 from fake_honcho.deriver.conclusions import NewConclusion, attributed, public, recency_key
@@ -38,9 +37,19 @@ from fake_honcho.http.endpoint import (
     strip_nul,
 )
 from fake_honcho.http.endpoint import public as public_row
-from fake_honcho.http.ignored import reads_query
+from fake_honcho.http.operations import (
+    PAGED_NULLABLE_REVERSE,
+    Answer,
+    Body,
+    Param,
+    api_route,
+    bounded_param,
+    flag_param,
+    or_null,
+    text_param,
+)
 from fake_honcho.http.pagination import page_of, page_params
-from fake_honcho.http.permissions import IN_WORKSPACE, OWN_PEER, SESSION_READ, Check, guarded
+from fake_honcho.http.permissions import IN_WORKSPACE, OWN_PEER, SESSION_READ, Check
 from fake_honcho.routes._response_format import check_response_format
 from fake_honcho.routes._scoped import context_scope, refuse_scope_positions, scoped_recall
 from fake_honcho.search.semantic import query_refusal
@@ -68,12 +77,14 @@ from fake_honcho.store.resources import (
     unhandled_if_unnamable,
 )
 from fake_honcho.store.state import Row
-from fake_honcho.versions import Feature, HonchoVersion, versioned
+from fake_honcho.versions import Feature, HonchoVersion
 
 if TYPE_CHECKING:
     from fake_honcho.http.protocol import Server
 
 W = "/v3/workspaces/{workspace_id}"
+P = W + "/peers/{peer_id}"
+S = W + "/sessions/{session_id}"
 MAX_ALLOWLIST_SESSIONS = 1000
 _RAW_PEER_COLUMNS = {"observer": "observer_id", "observed": "observed_id"}
 
@@ -338,7 +349,6 @@ async def peer_context(request: Request) -> Response:
 # -- sessions -------------------------------------------------------------------------
 
 
-@reads_query(Feature.CONTEXT_SESSIONS, "scope", "sessions")
 async def session_context(request: Request) -> Response:
     fake = fake_of(request)
     workspace_id, session_id = (
@@ -640,37 +650,114 @@ SESSION_CONTEXT = SESSION_READ.checking(
     ),
 )
 
-routes = [
-    guarded(IN_WORKSPACE, Route(f"{W}/queue/status", queue_status, methods=["GET"])),
-    guarded(IN_WORKSPACE, Route(f"{W}/schedule_dream", schedule_dream, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(f"{W}/conclusions", create_conclusions, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(f"{W}/conclusions/list", list_conclusions, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(f"{W}/conclusions/query", query_conclusions, methods=["POST"])),
-    versioned(
-        Feature.CONCLUSION_GET,
-        guarded(
-            IN_WORKSPACE,
-            Route(f"{W}/conclusions/{{conclusion_id}}", get_conclusion, methods=["GET"]),
+TARGET = text_param(
+    "target", "The peer described, as the observer sees it; the observer itself if left out."
+)
+
+
+def recall_params(include_most_frequent: bool) -> tuple[Param, ...]:
+    """The conclusion-selection parameters of both context routes."""
+    return (
+        text_param("search_query", "Also return the conclusions most similar to this text."),
+        bounded_param(
+            "search_top_k",
+            "integer",
+            "How many similar conclusions to return.",
+            maximum=100,
+            minimum=1,
         ),
-    ),
-    guarded(
-        IN_WORKSPACE,
-        Route(f"{W}/conclusions/{{conclusion_id}}", delete_conclusion, methods=["DELETE"]),
-    ),
-    guarded(
-        PEER_SCOPED_READ,
-        Route(f"{W}/peers/{{peer_id}}/representation", representation, methods=["POST"]),
-    ),
-    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/card", get_card, methods=["GET"])),
-    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/card", set_card, methods=["PUT"])),
-    guarded(OWN_PEER, Route(f"{W}/peers/{{peer_id}}/context", peer_context, methods=["GET"])),
-    guarded(PEER_CHAT, Route(f"{W}/peers/{{peer_id}}/chat", peer_chat, methods=["POST"])),
-    guarded(
-        SESSION_CONTEXT,
-        Route(f"{W}/sessions/{{session_id}}/context", session_context, methods=["GET"]),
-    ),
-    guarded(
-        SESSION_READ,
-        Route(f"{W}/sessions/{{session_id}}/summaries", session_summaries, methods=["GET"]),
-    ),
-]
+        bounded_param(
+            "search_max_distance",
+            "number",
+            "Leave out similar conclusions farther than this cosine distance.",
+            maximum=1.0,
+            minimum=0.0,
+        ),
+        flag_param(
+            "include_most_frequent",
+            include_most_frequent,
+            "Also return the conclusions derived most often.",
+        ),
+        bounded_param(
+            "max_conclusions", "integer", "At most this many conclusions.", maximum=100, minimum=1
+        ),
+    )
+
+
+routes = [
+    api_route(IN_WORKSPACE, "GET", W + "/queue/status", queue_status,
+        "get_queue_status", "workspaces",
+        "How much derivation work is pending, in progress and done, optionally for one "
+        "observer, sender or session.",
+        Answer(200, "QueueStatus"), None,
+        text_param("observer_id", "Only work done for this observing peer."),
+        text_param("sender_id", "Only work on messages this peer sent."),
+        text_param("session_id", "Only work on this session's messages.")),
+    api_route(IN_WORKSPACE, "POST", W + "/schedule_dream", schedule_dream,
+        "schedule_dream", "workspaces",
+        "Queues a dream: a consolidation pass over what an observer concluded about a peer.",
+        Answer(204, empty=True), Body("ScheduleDreamRequest")),
+    api_route(IN_WORKSPACE, "POST", W + "/conclusions", create_conclusions,
+        "create_conclusions", "conclusions",
+        "Stores conclusions written by the caller, as if derived.",
+        Answer(201, "Conclusion", many=True), Body("ConclusionBatchCreate")),
+    api_route(IN_WORKSPACE, "POST", W + "/conclusions/list", list_conclusions,
+        "list_conclusions", "conclusions",
+        "One page of the workspace's conclusions, optionally filtered.",
+        Answer(200, "Page_Conclusion_"), Body("ConclusionGet", optional=True),
+        *PAGED_NULLABLE_REVERSE),
+    api_route(IN_WORKSPACE, "POST", W + "/conclusions/query", query_conclusions,
+        "query_conclusions", "conclusions",
+        "The conclusions most similar to a query.",
+        Answer(200, "Conclusion", many=True), Body("ConclusionQuery")),
+    api_route(IN_WORKSPACE, "GET", W + "/conclusions/{conclusion_id}", get_conclusion,
+        "get_conclusion", "conclusions",
+        "One conclusion.",
+        Answer(200, "Conclusion"), needs=Feature.CONCLUSION_GET),
+    api_route(IN_WORKSPACE, "DELETE", W + "/conclusions/{conclusion_id}", delete_conclusion,
+        "delete_conclusion", "conclusions",
+        "Deletes one conclusion.",
+        Answer(204, empty=True)),
+    api_route(PEER_SCOPED_READ, "POST", P + "/representation", representation,
+        "get_representation", "peers",
+        "What the peer has concluded about the target (or about itself), as text.",
+        Answer(200, "RepresentationResponse"), Body("PeerRepresentationGet")),
+    api_route(OWN_PEER, "GET", P + "/card", get_card,
+        "get_peer_card", "peers",
+        "The peer card the peer keeps about the target (or about itself).",
+        Answer(200, "PeerCardResponse"), None, TARGET),
+    api_route(OWN_PEER, "PUT", P + "/card", set_card,
+        "set_peer_card", "peers",
+        "Replaces the peer card the peer keeps about the target (or about itself).",
+        Answer(200, "PeerCardResponse"), Body("PeerCardSet"), TARGET),
+    api_route(OWN_PEER, "GET", P + "/context", peer_context,
+        "get_peer_context", "peers",
+        "The peer's representation of the target and its peer card, in one answer.",
+        Answer(200, "PeerContext"), None, TARGET, *recall_params(include_most_frequent=True)),
+    api_route(PEER_CHAT, "POST", P + "/chat", peer_chat,
+        "chat", "peers",
+        "Answers a question about a peer (the target, or the peer itself) from what "
+        "was derived; streamed as server-sent events when asked.",
+        Answer(200, "DialecticResponse", inline=True, stream=True), Body("DialecticOptions")),
+    api_route(SESSION_CONTEXT, "GET", S + "/context", session_context,
+        "get_session_context", "sessions",
+        "Recent messages within a token budget, the session summary, and optionally "
+        "a peer's representation and card.",
+        Answer(200, "SessionContext"), None,
+        bounded_param("tokens", "integer",
+                      "Token budget of the whole answer (at most 100,000).", maximum=100_000),
+        text_param("search_query", "Also return the conclusions most similar to this text."),
+        flag_param("summary", True, "Include the session summary when there is one."),
+        text_param("peer_target", "Include the representation and card of this peer."),
+        text_param("peer_perspective", "Seen by this peer instead of by Honcho."),
+        Param("scope", or_null({"type": "string"}),
+              "Recall only within this scope.", needs=Feature.CONTEXT_SESSIONS),
+        Param("sessions", or_null({"type": "array", "items": {"type": "string"}}),
+              "Recall only from these sessions.", needs=Feature.CONTEXT_SESSIONS),
+        flag_param("limit_to_session", False, "Only conclusions drawn from this session."),
+        *recall_params(include_most_frequent=False)[1:]),
+    api_route(SESSION_READ, "GET", S + "/summaries", session_summaries,
+        "get_session_summaries", "sessions",
+        "The session's short and long summaries, when written.",
+        Answer(200, "SessionSummaries")),
+]  # fmt: skip

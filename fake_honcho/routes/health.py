@@ -7,6 +7,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from fake_honcho.http.endpoint import respond
+from fake_honcho.http.operations import Answer, api_route
 
 
 async def health(request: Request) -> Response:
@@ -20,7 +21,10 @@ async def metrics(request: Request) -> Response:
 
 
 routes = [
-    Route("/health", health, methods=["GET"]),
+    api_route(None, "GET", "/health", health,
+        "health_check", None,
+        "Answers while the server is up; needs no key.",
+        Answer(200)),
     # Undocumented, as on a real server (FastAPI's include_in_schema=False).
     Route("/metrics", metrics, methods=["GET"], include_in_schema=False),
-]
+]  # fmt: skip

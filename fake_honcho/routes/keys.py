@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError
 from fake_honcho.http.endpoint import fake_of, query_datetime, query_str, respond
 from fake_honcho.http.keyring import iso_utc
-from fake_honcho.http.permissions import ADMIN_ONLY, guarded
+from fake_honcho.http.operations import Answer, Param, api_route, or_null, text_param
+from fake_honcho.http.permissions import ADMIN_ONLY
 
 SCOPE_PARAMS = ("workspace_id", "peer_id", "session_id")
 NO_SCOPE = "At least one of workspace_id, peer_id, or session_id must be provided"
@@ -42,4 +42,14 @@ async def create_key(request: Request) -> Response:
     return respond(request, {"key": key})
 
 
-routes = [guarded(ADMIN_ONLY, Route("/v3/keys", create_key, methods=["POST"]))]
+routes = [
+    api_route(ADMIN_ONLY, "POST", "/v3/keys", create_key,
+        "create_key", "keys",
+        "Issues an api key scoped to a workspace, peer or session (only with auth on).",
+        Answer(200), None,
+        text_param("workspace_id", "The workspace the key reaches."),
+        text_param("peer_id", "The peer the key acts for."),
+        text_param("session_id", "The session the key reaches."),
+        Param("expires_at", or_null({"type": "string", "format": "date-time"}),
+              "When the key stops working.")),
+]  # fmt: skip

@@ -28,6 +28,7 @@ from fake_honcho.errors import (
     value_error,
 )
 from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.operations import FORM, PAGED_NULLABLE_REVERSE, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import OWN_SESSION, SESSION_READ, guarded
 from fake_honcho.http.render_memo import render_memo
@@ -270,13 +271,30 @@ async def update(request: Request) -> Response:
 
 
 routes = [
-    guarded(OWN_SESSION, Route(S + "/messages", create, methods=["POST"])),
+    api_route(OWN_SESSION, "POST", S + "/messages", create,
+        "create_messages_for_session", "messages",
+        "Adds up to 100 messages to the session, creating the session and their "
+        "authors if needed.",
+        Answer(201, "Message", many=True), Body("MessageBatchCreate")),
     # The pre-2.6.0 spelling Honcho still answers, left out of its document.
-    guarded(
-        OWN_SESSION, Route(S + "/messages/", create, methods=["POST"], include_in_schema=False)
-    ),
-    guarded(OWN_SESSION, Route(S + "/messages/upload", upload, methods=["POST"])),
-    guarded(SESSION_READ, Route(S + "/messages/list", list_messages, methods=["POST"])),
-    guarded(SESSION_READ, Route(S + "/messages/{message_id}", get, methods=["GET"])),
-    guarded(OWN_SESSION, Route(S + "/messages/{message_id}", update, methods=["PUT"])),
-]
+    guarded(OWN_SESSION,
+            Route(S + "/messages/", create, methods=["POST"], include_in_schema=False)),
+    api_route(OWN_SESSION, "POST", S + "/messages/upload", upload,
+        "create_messages_with_file", "messages",
+        "Adds a text, Markdown or JSON file to the session as messages, split into "
+        "chunks that fit one message each.",
+        Answer(201, "Message", many=True), Body("MessageUploadForm", media=FORM)),
+    api_route(SESSION_READ, "POST", S + "/messages/list", list_messages,
+        "get_messages", "messages",
+        "One page of the session's messages, oldest first, optionally filtered.",
+        Answer(200, "Page_Message_"), Body("MessageGet", optional=True),
+        *PAGED_NULLABLE_REVERSE),
+    api_route(SESSION_READ, "GET", S + "/messages/{message_id}", get,
+        "get_message", "messages",
+        "One message of the session.",
+        Answer(200, "Message")),
+    api_route(OWN_SESSION, "PUT", S + "/messages/{message_id}", update,
+        "update_message", "messages",
+        "Replaces the message's metadata.",
+        Answer(200, "Message"), Body("MessageUpdate")),
+]  # fmt: skip

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError
 from fake_honcho.http.auth import require_own
 from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.operations import PAGED, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
-from fake_honcho.http.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check, guarded
+from fake_honcho.http.permissions import BY_BODY, IN_WORKSPACE, OWN_PEER, Check
 from fake_honcho.routes._search import run_search
 from fake_honcho.store.filters import PEER, SESSION, compile_filter, dialect_for
 from fake_honcho.store.grouping import PEER_SESSIONS, WORKSPACE_PEERS, WORKSPACE_SESSIONS, grouped
@@ -137,9 +137,25 @@ PEER_CREATE = BY_BODY.checking(
 )
 
 routes = [
-    guarded(PEER_CREATE, Route(W + "/peers", get_or_create, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(W + "/peers/list", list_peers, methods=["POST"])),
-    guarded(OWN_PEER, Route(P, update, methods=["PUT"])),
-    guarded(OWN_PEER, Route(P + "/sessions", sessions_of_peer, methods=["POST"])),
-    guarded(OWN_PEER, Route(P + "/search", search, methods=["POST"])),
-]
+    api_route(PEER_CREATE, "POST", W + "/peers", get_or_create,
+        "get_or_create_peer", "peers",
+        "Returns the peer with this id, creating it (and the workspace) first if needed.",
+        Answer(200, "Peer"), Body("PeerCreate")),
+    api_route(IN_WORKSPACE, "POST", W + "/peers/list", list_peers,
+        "get_peers", "peers",
+        "One page of the workspace's peers, oldest first, optionally filtered.",
+        Answer(200, "Page_Peer_"), Body("PeerGet", optional=True), *PAGED),
+    api_route(OWN_PEER, "PUT", P, update,
+        "update_peer", "peers",
+        "Replaces the peer's metadata and configuration with the fields given; creates "
+        "the peer if it does not exist.",
+        Answer(200, "Peer"), Body("PeerUpdate")),
+    api_route(OWN_PEER, "POST", P + "/sessions", sessions_of_peer,
+        "get_sessions_for_peer", "peers",
+        "One page of the sessions the peer is or was a member of.",
+        Answer(200, "Page_Session_"), Body("SessionGet", optional=True), *PAGED),
+    api_route(OWN_PEER, "POST", P + "/search", search,
+        "search_peer", "peers",
+        "Messages the peer sent that match the query.",
+        Answer(200, "Message", many=True), Body("MessageSearchOptions")),
+]  # fmt: skip

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError
 from fake_honcho.http.endpoint import fake_of, no_content, read_body, respond
+from fake_honcho.http.operations import PAGED, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
-from fake_honcho.http.permissions import IN_WORKSPACE, guarded
+from fake_honcho.http.permissions import IN_WORKSPACE
 from fake_honcho.search import sortable_timestamp
 from fake_honcho.store import scopes
 from fake_honcho.store.grouping import WORKSPACE_PEERS, grouped
 from fake_honcho.store.resources import get_active_session
-from fake_honcho.versions import Feature, versioned
+from fake_honcho.versions import Feature
 
 W = "/v3/workspaces/{workspace_id}"
 SCOPE = W + "/scopes/{scope_id}"
@@ -123,14 +123,32 @@ async def status(request: Request) -> Response:
 
 
 routes = [
-    versioned(Feature.SCOPES, guarded(IN_WORKSPACE, route))
-    for route in (
-        Route(W + "/scopes", get_or_create, methods=["POST"]),
-        Route(W + "/scopes/list", list_scopes, methods=["POST"]),
-        Route(SCOPE, get_scope, methods=["GET"]),
-        Route(SCOPE + "/sessions", add_sessions, methods=["POST"]),
-        Route(SCOPE + "/sessions/list", list_sessions, methods=["POST"]),
-        Route(SCOPE + "/sessions/{session_id}", remove_session, methods=["DELETE"]),
-        Route(SCOPE + "/status", status, methods=["GET"]),
-    )
-]
+    api_route(IN_WORKSPACE, "POST", W + "/scopes", get_or_create,
+        "get_or_create_scope", "scopes",
+        "Returns the scope with this id, creating it first if it does not exist.",
+        Answer(200, "Scope"), Body("ScopeCreate"), needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "POST", W + "/scopes/list", list_scopes,
+        "get_scopes", "scopes",
+        "One page of the workspace's scopes.",
+        Answer(200, "Page_Scope_"), None, *PAGED, needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "GET", SCOPE, get_scope,
+        "get_scope", "scopes",
+        "One scope.",
+        Answer(200, "Scope"), needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "POST", SCOPE + "/sessions", add_sessions,
+        "add_sessions_to_scope", "scopes",
+        "Adds sessions to the scope; what was concluded in them is copied in by the deriver.",
+        Answer(204, empty=True), Body("ScopeSessionsAdd"), needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "POST", SCOPE + "/sessions/list", list_sessions,
+        "get_scope_sessions", "scopes",
+        "One page of the scope's sessions.",
+        Answer(200, "Page_Session_"), None, *PAGED, needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "DELETE", SCOPE + "/sessions/{session_id}", remove_session,
+        "remove_session_from_scope", "scopes",
+        "Takes a session out of the scope; its copies are removed by the deriver.",
+        Answer(204, empty=True), needs=Feature.SCOPES),
+    api_route(IN_WORKSPACE, "GET", SCOPE + "/status", status,
+        "get_scope_status", "scopes",
+        "Whether the scope's copies are up to date, and what work is left.",
+        Answer(200, "ScopeStatus"), needs=Feature.SCOPES),
+]  # fmt: skip

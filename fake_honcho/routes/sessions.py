@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.auth import claims_of, require_own, require_own_peer
@@ -18,6 +17,7 @@ from fake_honcho.http.endpoint import (
     read_body,
     respond,
 )
+from fake_honcho.http.operations import PAGE, PAGED, SIZE, Answer, Body, api_route, text_param
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import (
     BY_BODY,
@@ -25,7 +25,6 @@ from fake_honcho.http.permissions import (
     OWN_SESSION,
     SESSION_READ,
     Check,
-    guarded,
 )
 from fake_honcho.routes._search import run_search
 from fake_honcho.store import scopes
@@ -431,18 +430,56 @@ SESSION_CREATE = BY_BODY.checking(
 PEER_CONFIG_READ = SESSION_READ.checking(Check("a peer key reads its own peer's config only"))
 
 routes = [
-    guarded(SESSION_CREATE, Route(W + "/sessions", get_or_create, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(W + "/sessions/list", list_sessions, methods=["POST"])),
-    guarded(OWN_SESSION, Route(S, update, methods=["PUT"])),
-    guarded(OWN_SESSION, Route(S, delete, methods=["DELETE"])),
-    guarded(OWN_SESSION, Route(S + "/clone", clone, methods=["POST"])),
-    guarded(OWN_SESSION, Route(S + "/peers", add_peers, methods=["POST"])),
-    guarded(OWN_SESSION, Route(S + "/peers", set_peers, methods=["PUT"])),
-    guarded(OWN_SESSION, Route(S + "/peers", remove_peers, methods=["DELETE"])),
-    guarded(SESSION_READ, Route(S + "/peers", list_peers, methods=["GET"])),
-    guarded(
-        PEER_CONFIG_READ, Route(S + "/peers/{peer_id}/config", get_peer_config, methods=["GET"])
-    ),
-    guarded(OWN_SESSION, Route(S + "/peers/{peer_id}/config", set_peer_config, methods=["PUT"])),
-    guarded(SESSION_READ, Route(S + "/search", search, methods=["POST"])),
-]
+    api_route(SESSION_CREATE, "POST", W + "/sessions", get_or_create,
+        "get_or_create_session", "sessions",
+        "Returns the session with this id, creating it and any peers named first if needed.",
+        Answer(200, "Session"), Body("SessionCreate")),
+    api_route(IN_WORKSPACE, "POST", W + "/sessions/list", list_sessions,
+        "get_sessions", "sessions",
+        "One page of the workspace's sessions, oldest first, optionally filtered.",
+        Answer(200, "Page_Session_"), Body("SessionGet", optional=True), *PAGED),
+    api_route(OWN_SESSION, "PUT", S, update,
+        "update_session", "sessions",
+        "Replaces the session's metadata and configuration with the fields given.",
+        Answer(200, "Session"), Body("SessionUpdate")),
+    api_route(OWN_SESSION, "DELETE", S, delete,
+        "delete_session", "sessions",
+        "Deletes the session with its messages and memberships.",
+        Answer(202)),
+    api_route(OWN_SESSION, "POST", S + "/clone", clone,
+        "clone_session", "sessions",
+        "A new session holding a copy of this one's messages, up to and including "
+        "message_id when given.",
+        Answer(201, "Session"), None,
+        text_param("message_id", "Copy the messages up to and including this one.")),
+    api_route(OWN_SESSION, "POST", S + "/peers", add_peers,
+        "add_peers_to_session", "sessions",
+        "Makes the peers members of the session (creating missing peers); members "
+        "already there keep their session configuration.",
+        Answer(200, "Session"), Body("SessionPeerMap", inline=True)),
+    api_route(OWN_SESSION, "PUT", S + "/peers", set_peers,
+        "set_session_peers", "sessions",
+        "Makes exactly these peers the members of the session, with this configuration.",
+        Answer(200, "Session"), Body("SessionPeerMap", inline=True)),
+    api_route(OWN_SESSION, "DELETE", S + "/peers", remove_peers,
+        "remove_peers_from_session", "sessions",
+        "The peers leave the session; their messages stay.",
+        Answer(200, "Session"), Body("PeerIdList", inline=True)),
+    api_route(SESSION_READ, "GET", S + "/peers", list_peers,
+        "get_session_peers", "sessions",
+        "One page of the session's current members.",
+        Answer(200, "Page_Peer_"), None, PAGE, SIZE),
+    api_route(PEER_CONFIG_READ, "GET", S + "/peers/{peer_id}/config", get_peer_config,
+        "get_peer_config", "sessions",
+        "A member's observation settings in this session.",
+        Answer(200, "SessionPeerConfig")),
+    api_route(OWN_SESSION, "PUT", S + "/peers/{peer_id}/config", set_peer_config,
+        "set_peer_config", "sessions",
+        "Merges the settings given into a member's observation settings; a peer that "
+        "left stays out of the session.",
+        Answer(204, empty=True), Body("SessionPeerConfig")),
+    api_route(SESSION_READ, "POST", S + "/search", search,
+        "search_session", "sessions",
+        "Messages of this session that match the query.",
+        Answer(200, "Message", many=True), Body("MessageSearchOptions")),
+]  # fmt: skip

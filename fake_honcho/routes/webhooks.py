@@ -7,12 +7,12 @@ from urllib.parse import urlparse
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError, value_error
 from fake_honcho.http.endpoint import fake_of, no_content, public, read_body, respond
+from fake_honcho.http.operations import PAGE, SIZE, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
-from fake_honcho.http.permissions import IN_WORKSPACE, guarded
+from fake_honcho.http.permissions import IN_WORKSPACE
 from fake_honcho.store.resources import fail_if_cached_only, get_workspace, now
 
 W = "/v3/workspaces/{workspace_id}"
@@ -91,8 +91,20 @@ async def test_event(request: Request) -> Response:
 
 
 routes = [
-    guarded(IN_WORKSPACE, Route(W + "/webhooks", create, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(W + "/webhooks", list_webhooks, methods=["GET"])),
-    guarded(IN_WORKSPACE, Route(W + "/webhooks/test", test_event, methods=["GET"])),
-    guarded(IN_WORKSPACE, Route(W + "/webhooks/{endpoint_id}", delete, methods=["DELETE"])),
-]
+    api_route(IN_WORKSPACE, "POST", W + "/webhooks", create,
+        "get_or_create_webhook_endpoint", "webhooks",
+        "Registers a webhook URL for the workspace (at most 10); the fake never calls it.",
+        Answer(200, "WebhookEndpoint"), Body("WebhookEndpointCreate")),
+    api_route(IN_WORKSPACE, "GET", W + "/webhooks", list_webhooks,
+        "list_webhook_endpoints", "webhooks",
+        "One page of the workspace's webhook endpoints.",
+        Answer(200, "Page_WebhookEndpoint_"), None, PAGE, SIZE),
+    api_route(IN_WORKSPACE, "GET", W + "/webhooks/test", test_event,
+        "test_emit", "webhooks",
+        "Asks for a test event to be sent to the workspace's endpoints.",
+        Answer(200)),
+    api_route(IN_WORKSPACE, "DELETE", W + "/webhooks/{endpoint_id}", delete,
+        "delete_webhook_endpoint", "webhooks",
+        "Removes a webhook endpoint.",
+        Answer(204, empty=True)),
+]  # fmt: skip

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
 
 from fake_honcho.deriver import chat, workspace_chat
 from fake_honcho.errors import HonchoError
 from fake_honcho.http.endpoint import fake_of, read_body, strip_nul
-from fake_honcho.http.permissions import IN_WORKSPACE, guarded
+from fake_honcho.http.operations import Answer, Body, api_route
+from fake_honcho.http.permissions import IN_WORKSPACE
 from fake_honcho.routes._response_format import check_response_format
 from fake_honcho.routes._scoped import check_scope_option, session_union
 from fake_honcho.routes.deriver import chat_response
 from fake_honcho.store.resources import get_active_session, get_workspace
-from fake_honcho.versions import Feature, versioned
+from fake_honcho.versions import Feature
+
+W = "/v3/workspaces/{workspace_id}"
 
 
 async def workspace_chat_route(request: Request) -> Response:
@@ -63,11 +65,10 @@ async def workspace_chat_route(request: Request) -> Response:
 
 
 routes = [
-    versioned(
-        Feature.WORKSPACE_CHAT,
-        guarded(
-            IN_WORKSPACE,
-            Route("/v3/workspaces/{workspace_id}/chat", workspace_chat_route, methods=["POST"]),
-        ),
-    ),
-]
+    api_route(IN_WORKSPACE, "POST", W + "/chat", workspace_chat_route,
+        "chat", "workspaces",
+        "Answers a question from what was derived across the workspace (or one scope); "
+        "streamed as server-sent events when asked.",
+        Answer(200, "DialecticResponse", inline=True, stream=True), Body("WorkspaceChatOptions"),
+        needs=Feature.WORKSPACE_CHAT),
+]  # fmt: skip

@@ -6,13 +6,13 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from fake_honcho.errors import HonchoError, UnhandledError
 from fake_honcho.http.auth import UNAUTHORIZED, claims_of
 from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.operations import PAGED, Answer, Body, api_route, revised
 from fake_honcho.http.pagination import page_of, page_params
-from fake_honcho.http.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check, guarded
+from fake_honcho.http.permissions import ADMIN_ONLY, BY_BODY, IN_WORKSPACE, Check
 from fake_honcho.routes._search import run_search
 from fake_honcho.store.deletion import delete_workspace_rows
 from fake_honcho.store.filters import WORKSPACE, compile_filter, dialect_for
@@ -125,9 +125,28 @@ async def search(request: Request) -> Response:
 WORKSPACE_CREATE = BY_BODY.checking(Check("a non-admin key's `w` must be the body's `id`"))
 
 routes = [
-    guarded(WORKSPACE_CREATE, Route("/v3/workspaces", get_or_create, methods=["POST"])),
-    guarded(ADMIN_ONLY, Route("/v3/workspaces/list", list_workspaces, methods=["POST"])),
-    guarded(IN_WORKSPACE, Route(W, update, methods=["PUT"])),
-    guarded(IN_WORKSPACE, Route(W, delete, methods=["DELETE"])),
-    guarded(IN_WORKSPACE, Route(W + "/search", search, methods=["POST"])),
-]
+    api_route(WORKSPACE_CREATE, "POST", "/v3/workspaces", get_or_create,
+        "get_or_create_workspace", "workspaces",
+        "Returns the workspace with this id, creating it first if it does not exist.",
+        Answer(200, "Workspace"), Body("WorkspaceCreate")),
+    api_route(ADMIN_ONLY, "POST", "/v3/workspaces/list", list_workspaces,
+        "get_all_workspaces", "workspaces",
+        "One page of the workspaces, oldest first, optionally filtered.",
+        Answer(200, "Page_Workspace_"), Body("WorkspaceGet", optional=True), *PAGED),
+    api_route(IN_WORKSPACE, "PUT", W, update,
+        "update_workspace", "workspaces",
+        "Replaces the workspace's metadata and configuration with the fields given.",
+        Answer(200, "Workspace"), Body("WorkspaceUpdate")),
+    api_route(IN_WORKSPACE, "DELETE", W, delete,
+        "delete_workspace", "workspaces",
+        "Deletes the workspace and everything in it; refused while it still has "
+        "active sessions.",
+        Answer(202)),
+    revised(Feature.SCOPES, api_route(IN_WORKSPACE, "POST", W + "/search", search,
+            "search_workspace", "workspaces",
+            "Messages of every session of the workspace that match the query.",
+            Answer(200, "Message", many=True), Body("MessageSearchOptions")),
+        description="Messages of every session of the workspace (or of one scope) that "
+        "match the query.",
+        body=Body("WorkspaceMessageSearchOptions")),
+]  # fmt: skip
