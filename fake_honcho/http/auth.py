@@ -9,13 +9,19 @@ string is the admin key, and ``POST /v3/keys`` mints opaque keys stored by their
 SHA-256 digest only (neither the store nor the ``--state-file`` holds a usable key).
 
 Either way a key's claims are enforced as Honcho enforces them: each route declares
-its rule where it lives (:mod:`fake_honcho.http.permissions`), this layer applies it
-before the handler runs (as Honcho's ``require_auth`` dependency runs before the body
-is validated), and handlers that authorise against their body read the claims with
-:func:`claims_of`. Routing happens before auth on a real server, so an unknown path
+its rule where it lives (:mod:`fake_honcho.http.permissions`), :class:`AuthMiddleware`
+applies it before the handler runs (as Honcho's ``require_auth`` dependency runs before
+the body is validated), and handlers that authorise against their body read the claims
+with :func:`claims_of`. Routing happens before auth on a real server, so an unknown path
 still answers 404 and a wrong method 405; ``/health``, ``/metrics`` and the API
 description are always open; a body that is not JSON is a 422 before any key is looked
 at, as FastAPI decodes it before the dependencies run.
+
+Three modules, one job each: the keys (:mod:`fake_honcho.http.keyring`: a token to its
+claims), what claims may do (:mod:`fake_honcho.http.access`: the rule's decision and the
+handlers' checks), and here the middleware that joins them to a request. This module
+also hands on the documented names of the other two (``from fake_honcho.auth import
+mint_jwt``).
 
 Honcho's own quirks are kept: a token carrying ``exp`` is refused as ``Invalid JWT``
 (Honcho writes ``exp`` as an ISO string, which PyJWT refuses as a non-number; a number
@@ -27,14 +33,14 @@ from __future__ import annotations
 
 import email.message
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from starlette.requests import Request
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.errors import HonchoError
+from fake_honcho.http.access import CLAIMS_KEY, authorise, claims_of, is_member
 from fake_honcho.http.http_rules import BODY_SCOPE_KEY, decode_json
 from fake_honcho.http.keyring import (
     ADMIN_CLAIMS,
@@ -46,6 +52,7 @@ from fake_honcho.http.keyring import (
     OpaqueKeyring,
     mint_jwt,
 )
+from fake_honcho.http.operations import takes_body
 from fake_honcho.http.permissions import Rule, rule_of
 from fake_honcho.store.state import Store
 
@@ -68,97 +75,6 @@ __all__ = [
 # Open on a real server too: health, metrics and FastAPI's API description pages.
 OPEN_PATHS = frozenset({"/health", "/metrics", "/openapi.json", "/docs", "/redoc"})
 NO_TOKEN = "No access token provided"
-ADMIN_ONLY = "Resource requires admin privileges"
-NOT_PERMITTED = "JWT not permissioned for this resource"
-UNAUTHORIZED = "Unauthorized access to resource"
-CLAIMS_KEY = "fake_honcho.claims"
-"""ASGI scope key: the request key's :class:`Claims` (absent with auth off)."""
-
-
-def claims_of(request: Request) -> Claims:
-    """The request key's claims; an admin's with auth off (Honcho's answer then)."""
-    found: Claims = request.scope.get(CLAIMS_KEY, ADMIN_CLAIMS)
-    return found
-
-
-def require_own(
-    request: Request, *, workspace: str, peer: str | None = None, session: str | None = None
-) -> None:
-    """The get-or-create routes' checks against their ids: a non-admin key's ``w``, ``p``
-    and ``s``, each when set, must name the path's workspace and the body's peer or
-    session (401 ``Unauthorized access to resource``)."""
-    claims = claims_of(request)
-    if claims.admin:
-        return
-    for claimed, wanted in (
-        (claims.workspace, workspace),
-        (claims.peer, peer),
-        (claims.session, session),
-    ):
-        if claimed is not None and wanted is not None and claimed != wanted:
-            raise HonchoError(401, UNAUTHORIZED)
-
-
-def require_member(request: Request, store: Store, workspace: str, sessions: Iterable[str]) -> None:
-    """A peer key may name only sessions its peer is an active member of (chat's
-    ``session_id`` and allowlist, session context's ``sessions``); 401 otherwise."""
-    peer = claims_of(request).peer
-    if peer is None:
-        return
-    member = is_member(store)
-    if not all(member(workspace, session, peer) for session in sessions):
-        raise HonchoError(401, NOT_PERMITTED)
-
-
-def require_own_peer(request: Request, peer: str) -> None:
-    """A peer key reaching a session route through membership acts as its own peer only
-    (a member's session config; from 3.1 the perspective of session context)."""
-    claimed = claims_of(request).peer
-    if claimed is not None and claimed != peer:
-        raise HonchoError(401, NOT_PERMITTED)
-
-
-#: ``member(workspace, session, peer)``: whether the peer is an active member.
-Membership = Callable[[str, str, str], bool]
-
-
-def authorise(
-    rule: Rule, claims: Claims, params: Mapping[str, str], member: Membership
-) -> str | None:
-    """Honcho's ``auth()`` after ``verify_jwt``: None when ``claims`` may call a route
-    declaring ``rule`` with these path parameters, else the 401 detail."""
-    if claims.admin:
-        return None
-    if rule.admin:
-        return ADMIN_ONLY
-    workspace = params.get("workspace_id") if rule.workspace else None
-    peer = params.get("peer_id") if rule.peer else None
-    session = params.get("session_id") if rule.session else None
-    if not (workspace or peer or session):
-        return None  # the handler authorises against its body
-    if workspace and claims.workspace != workspace:
-        return NOT_PERMITTED
-    if claims.session is not None:
-        return None if session and claims.session == session else NOT_PERMITTED
-    if claims.peer is not None:
-        if peer and claims.peer == peer:
-            return None
-        if rule.member_read and session and workspace and member(workspace, session, claims.peer):
-            return None
-        return NOT_PERMITTED
-    return None if claims.workspace is not None else NOT_PERMITTED
-
-
-def is_member(store: Store) -> Membership:
-    """Honcho's ``is_peer_in_session``: a membership row the peer has not left."""
-
-    def member(workspace: str, session: str, peer: Any) -> bool:
-        if not isinstance(peer, str):
-            return False
-        row = store.get("session_peers", (workspace, session, peer))
-        return row is not None and row.get("left_at") is None
-
-    return member
 
 
 def _bearer_token(scope: Scope) -> str | None:
@@ -186,8 +102,6 @@ def _json_content(scope: Scope) -> bool:
 
 def _undecodable_body(scope: Scope, route: Route) -> HonchoError | None:
     """FastAPI's 422 for a body it cannot decode as JSON, which comes before auth."""
-    from fake_honcho.http.operations import takes_body
-
     raw = scope.get(BODY_SCOPE_KEY)
     if not raw or not _json_content(scope) or not takes_body(route):
         return None

@@ -28,6 +28,7 @@ from fake_honcho.errors import (
 from fake_honcho.http.http_rules import BODY_SCOPE_KEY, JSON_SCOPE_KEY, decode_json, is_json
 from fake_honcho.http.ignored import check_body
 from fake_honcho.http.request_models import RawBody, request_error, scalar
+from fake_honcho.http.schemas import later_fields
 from fake_honcho.http.wire import JSONBody, plain
 from fake_honcho.http.wire import public as public
 from fake_honcho.store.jsonb import unstorable, unstorable_detail
@@ -123,7 +124,8 @@ async def read_body(
     if fake.validate:
         raw = RawBody.of(await body_bytes(request))
         checked = fake.schemas.check_request(schema, body, raw=raw)
-        check_body(request, fake, schema, body, successor)
+        dropped = later_fields(fake.version, schema, successor)
+        check_body(request, fake, body, dropped)
         if fake.real_bugs == "correct":
             refuse_unstorable(checked)
         return checked

@@ -5,7 +5,8 @@ than its server (honcho-ai 2.7's ``scope`` on a 3.0.12 server, say) gets a 200 w
 broader, unscoped data and no error. The fake knows which fields each of its versions
 drops that a later version reads, and says so:
 
-- body fields come from the schema layers (:func:`later_fields`): a field a later
+- body fields come from the schema layers
+  (:func:`fake_honcho.http.schemas.later_fields`, handed on here): a field a later
   version's request schema reads that this version's schema lacks, at any depth;
 - query parameters come from the route's operation: a parameter declared with
   ``needs=Feature.X`` (:mod:`fake_honcho.http.operations`) is dropped by a version
@@ -29,7 +30,7 @@ from starlette.requests import Request
 
 from fake_honcho.errors import RequestValidationError, validation_item
 from fake_honcho.http.http_rules import IGNORED_SCOPE_KEY, JSON_SCOPE_KEY
-from fake_honcho.http.schemas import BASE_URI, SchemaSet, schemas_for
+from fake_honcho.http.schemas import Tree, later_fields
 from fake_honcho.versions import VERSIONS, Feature, HonchoVersion
 
 __all__ = [
@@ -103,73 +104,7 @@ class IgnoredField:
         )
 
 
-# -- what each version drops --------------------------------------------------------------
-
-Tree = dict[str, "tuple[str | None, Tree]"]
-"""Per field: the first later version that reads it where this one does not (None: this
-version reads it too), and the same for what is inside it (``*``: a map's values,
-``[]``: a list's items)."""
-
-_TREES: dict[tuple[str, str, str | None], Tree] = {}
-
-
-def later_fields(version: HonchoVersion, schema: str, successor: str | None = None) -> Tree:
-    """The fields of request schema ``schema`` that later versions read and ``version``
-    drops, derived from the schema layers (cached). ``successor`` names the component a
-    later version reads the same body as, where it has one of its own (3.1's
-    ``WorkspaceMessageSearchOptions`` for 3.0.12's ``MessageSearchOptions`` on workspace
-    search)."""
-    key = (version.name, schema, successor)
-    found = _TREES.get(key)
-    if found is None:
-        own = schemas_for(version.schema_layers)
-        tree: Tree = {}
-        for later in _later_than(version):
-            theirs = schemas_for(later.schema_layers)
-            name = successor if successor in theirs.documents else schema
-            if name in theirs.documents and schema in own.documents:
-                _merge(tree, own, theirs, _ref(schema), _ref(name), later.name)
-        found = _TREES[key] = _prune(tree)
-    return found
-
-
-def _later_than(version: HonchoVersion) -> Iterator[HonchoVersion]:
-    names = list(VERSIONS)
-    for name in names[names.index(version.name) + 1 :] if version.name in VERSIONS else ():
-        yield VERSIONS[name]
-
-
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": name + ".json"}
-
-
-def _merge(tree: Tree, own: SchemaSet, theirs: SchemaSet, mine: Any, later: Any, name: str) -> None:
-    mine, later = own.unwrap(BASE_URI, mine)[1], theirs.unwrap(BASE_URI, later)[1]
-    if not isinstance(mine, dict) or not isinstance(later, dict):
-        return
-    properties = mine.get("properties", {})
-    for field, sub in later.get("properties", {}).items():
-        if field not in properties:
-            if mine.get("additionalProperties") is not False and "properties" in mine:
-                served, inner = tree.get(field, (None, {}))
-                tree[field] = (served or name, inner)
-            continue
-        served, inner = tree.setdefault(field, (None, {}))
-        _merge(inner, own, theirs, properties[field], sub, name)
-    for marker, key in (("*", "additionalProperties"), ("[]", "items")):
-        if isinstance(mine.get(key), dict) and isinstance(later.get(key), dict):
-            served, inner = tree.setdefault(marker, (None, {}))
-            _merge(inner, own, theirs, mine[key], later[key], name)
-
-
-def _prune(tree: Tree) -> Tree:
-    """``tree`` without the branches that hold no dropped field."""
-    kept: Tree = {}
-    for field, (served, inner) in tree.items():
-        inner = _prune(inner)
-        if served is not None or inner:
-            kept[field] = (served, inner)
-    return kept
+# -- the guard -----------------------------------------------------------------------------
 
 
 def _found(value: Any, tree: Tree, path: tuple[str, ...]) -> Iterator[IgnoredField]:
@@ -189,17 +124,12 @@ def _found(value: Any, tree: Tree, path: tuple[str, ...]) -> Iterator[IgnoredFie
             yield from _found(item, inner, path)
 
 
-# -- the guard -----------------------------------------------------------------------------
-
-
-def check_body(
-    request: Request, fake: Guarded, schema: str, body: Any, successor: str | None = None
-) -> None:
-    """Report the fields of ``body`` (read as ``schema``; later as ``successor``, if
-    given) that this version drops."""
-    tree = later_fields(fake.version, schema, successor)
-    if tree:
-        _report(request, fake, list(_found(body, tree, ())))
+def check_body(request: Request, fake: Guarded, body: Any, dropped: Tree) -> None:
+    """Report the fields of ``body`` that this version drops (``dropped``: its schema's
+    :func:`~fake_honcho.http.schemas.later_fields`)."""
+    if dropped:
+        found = list(_found(body, dropped, ()))
+        _report(request, fake, found)
 
 
 def check_query(request: Request, fake: Guarded, dropped: Iterable[tuple[str, Feature]]) -> None:
@@ -226,21 +156,22 @@ def _report(request: Request, fake: Guarded, found: list[IgnoredField]) -> None:
     if mode == "allow":
         return
     method, route = scope["method"], _route_of(request)
-    if mode == "error":
-        items = [
-            validation_item(
-                "extra_forbidden",
-                (field.location, *field.path),
-                field.explain(fake.version, method, route),
-                _value_at(request, field),
-            )
-            for field in found
+    if mode == "warn":
+        for field in found:
+            if fake.warned_once((method, route, str(field))):
+                message = field.explain(fake.version, method, route)
+                warnings.warn(message, IgnoredFieldWarning, stacklevel=2)
+        return
+    refused = [
+        (field, field.explain(fake.version, method, route), _value_at(request, field))
+        for field in found
+    ]
+    raise RequestValidationError(
+        [
+            validation_item("extra_forbidden", (field.location, *field.path), message, value)
+            for field, message, value in refused
         ]
-        raise RequestValidationError(items)
-    for field in found:
-        if fake.warned_once((method, route, str(field))):
-            message = field.explain(fake.version, method, route)
-            warnings.warn(message, IgnoredFieldWarning, stacklevel=2)
+    )
 
 
 def _route_of(request: Request) -> str:

@@ -16,7 +16,8 @@ router gives it (``src/routers/*.py``):
 
 Whatever a handler checks beyond the rule (a body's ids, a peer key's own perspective)
 is listed in ``checks``, each with the feature of the version that added it; the
-auth layer (:mod:`fake_honcho.http.auth`) applies the rule, the handler its checks. The
+auth middleware applies the rule, the handler its checks (both in
+:mod:`fake_honcho.http.access`). The
 table in ``docs/permissions.md`` is generated from these declarations
 (``python -m fake_honcho.permissions``), and a test holds it equal.
 """

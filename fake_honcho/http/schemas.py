@@ -14,12 +14,16 @@ the same 422 items (``{type, loc, msg, input, ctx}``) as from a real Honcho, and
 handlers get the coerced values. Responses are checked with
 :meth:`SchemaSet.check_response` (compiled plain-Python checks,
 ``fake_honcho.http.schema_compiler``) when the fake is ``strict``.
+
+What a version's request schemas lack that a later version's read
+(:func:`later_fields`) is what the ignored-field guard (``fake_honcho.http.ignored``)
+reports when a client sends it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,7 @@ from fake_honcho.http.request_models import (
     request_error,
 )
 from fake_honcho.http.schema_compiler import Check, Compiler
+from fake_honcho.versions import VERSIONS, HonchoVersion
 
 BASE_URI = "https://honcho-contract-kit.invalid/schemas/"
 
@@ -176,3 +181,72 @@ def schemas_for(layers: tuple[str, ...]) -> SchemaSet:
 def default_schemas() -> SchemaSet:
     """The shipped schemas as 3.0.12 reads them, loaded once per process."""
     return schemas_for(())
+
+
+# -- what a version's request schemas lack that a later version's read -----
+
+Tree = dict[str, "tuple[str | None, Tree]"]
+"""Per field: the first later version that reads it where this one does not (None: this
+version reads it too), and the same for what is inside it (``*``: a map's values,
+``[]``: a list's items)."""
+
+_TREES: dict[tuple[str, str, str | None], Tree] = {}
+
+
+def later_fields(version: HonchoVersion, schema: str, successor: str | None = None) -> Tree:
+    """The fields of request schema ``schema`` that later versions read and ``version``
+    drops, derived from the schema layers (cached). ``successor`` names the component a
+    later version reads the same body as, where it has one of its own (3.1's
+    ``WorkspaceMessageSearchOptions`` for 3.0.12's ``MessageSearchOptions`` on workspace
+    search)."""
+    key = (version.name, schema, successor)
+    found = _TREES.get(key)
+    if found is None:
+        own = schemas_for(version.schema_layers)
+        tree: Tree = {}
+        for later in _later_than(version):
+            theirs = schemas_for(later.schema_layers)
+            name = successor if successor in theirs.documents else schema
+            if name in theirs.documents and schema in own.documents:
+                _merge(tree, own, theirs, _ref(schema), _ref(name), later.name)
+        found = _TREES[key] = _prune(tree)
+    return found
+
+
+def _later_than(version: HonchoVersion) -> Iterator[HonchoVersion]:
+    names = list(VERSIONS)
+    for name in names[names.index(version.name) + 1 :] if version.name in VERSIONS else ():
+        yield VERSIONS[name]
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": name + ".json"}
+
+
+def _merge(tree: Tree, own: SchemaSet, theirs: SchemaSet, mine: Any, later: Any, name: str) -> None:
+    mine, later = own.unwrap(BASE_URI, mine)[1], theirs.unwrap(BASE_URI, later)[1]
+    if not isinstance(mine, dict) or not isinstance(later, dict):
+        return
+    properties = mine.get("properties", {})
+    for field, sub in later.get("properties", {}).items():
+        if field not in properties:
+            if mine.get("additionalProperties") is not False and "properties" in mine:
+                served, inner = tree.get(field, (None, {}))
+                tree[field] = (served or name, inner)
+            continue
+        served, inner = tree.setdefault(field, (None, {}))
+        _merge(inner, own, theirs, properties[field], sub, name)
+    for marker, key in (("*", "additionalProperties"), ("[]", "items")):
+        if isinstance(mine.get(key), dict) and isinstance(later.get(key), dict):
+            served, inner = tree.setdefault(marker, (None, {}))
+            _merge(inner, own, theirs, mine[key], later[key], name)
+
+
+def _prune(tree: Tree) -> Tree:
+    """``tree`` without the branches that hold no dropped field."""
+    kept: Tree = {}
+    for field, (served, inner) in tree.items():
+        inner = _prune(inner)
+        if served is not None or inner:
+            kept[field] = (served, inner)
+    return kept

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 
 from fake_honcho.errors import HonchoError
-from fake_honcho.http.auth import claims_of
+from fake_honcho.http.access import claims_of
 from fake_honcho.store import scopes
 
 if TYPE_CHECKING:

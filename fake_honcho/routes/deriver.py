@@ -24,7 +24,7 @@ from fake_honcho.deriver.representation import (
     select,
 )
 from fake_honcho.errors import HonchoError, not_found, real_bug
-from fake_honcho.http.auth import require_member, require_own_peer
+from fake_honcho.http.access import require_member, require_own_peer
 from fake_honcho.http.endpoint import (
     fake_of,
     no_content,

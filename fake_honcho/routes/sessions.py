@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import HonchoError, UnhandledError
-from fake_honcho.http.auth import claims_of, require_own, require_own_peer
+from fake_honcho.http.access import claims_of, require_own, require_own_peer
 from fake_honcho.http.endpoint import (
     fake_of,
     no_content,

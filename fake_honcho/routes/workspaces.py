@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import HonchoError, UnhandledError
-from fake_honcho.http.auth import UNAUTHORIZED, claims_of
+from fake_honcho.http.access import UNAUTHORIZED, claims_of
 from fake_honcho.http.endpoint import fake_of, public, read_body, respond
 from fake_honcho.http.operations import PAGED, Answer, Body, api_route, revised
 from fake_honcho.http.pagination import page_of, page_params
