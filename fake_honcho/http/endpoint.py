@@ -45,6 +45,11 @@ def fake_of(request: Request) -> Server:
     return fake
 
 
+def session_path(request: Request) -> tuple[str, str]:
+    """The workspace and session ids of a session route's path."""
+    return request.path_params["workspace_id"], request.path_params["session_id"]
+
+
 async def read_json(request: Request, *, required: bool = True) -> Any:
     """The JSON body; ``None`` for an absent body when it is optional (list routes).
 
