@@ -11,14 +11,16 @@ holds what needs no schemathesis, so a recording replays on the ``fake`` extra a
   connection closed without an answer is status 0 (both in
   :mod:`fake_honcho.drift.fuzz_exchange`, with :func:`send`);
 - :func:`fake_for` (a fresh in-process fake of a version and configuration)
-  and :func:`compare` (each differing case, named by the register entry that declares it,
-  :mod:`fake_honcho.drift.fuzz_declared`);
-- :class:`FuzzRecording`: a run's cases and the server's answers, one JSON line per case,
+  and :class:`Differential` (each case sent to it and judged at once: a differing one is
+  named by the register entry that declares it, :mod:`fake_honcho.drift.fuzz_declared`);
+- :class:`FuzzRecording`: a run's cases, the server's answers and what was waited for
+  after them (:class:`~fake_honcho.drift.fuzz_settle.Settle`), one JSON line per case,
   replayed in order against a fresh fake (:func:`replay`), as ``tests/fidelity/fuzz`` does.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ import httpx
 
 from fake_honcho.drift.fuzz_declared import History, declared_by
 from fake_honcho.drift.fuzz_exchange import Answer, FuzzCase, send
+from fake_honcho.drift.fuzz_settle import Settle
 from fake_honcho.drift.recording import configuration_name, parse_configuration
 from fake_honcho.versions import HonchoVersion, resolve_version
 
@@ -37,10 +40,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Answer",
+    "Differential",
     "FuzzCase",
     "FuzzDifference",
     "FuzzRecording",
-    "compare",
     "fake_for",
     "group",
     "load_fuzz_recordings",
@@ -66,22 +69,30 @@ class FuzzDifference:
         return (self.case.operation, self.real.kind, self.fake.kind, self.declared)
 
 
-def compare(
-    cases: Sequence[FuzzCase],
-    real: Sequence[Answer],
-    fake: Sequence[Answer],
-    version: HonchoVersion,
-) -> list[FuzzDifference]:
-    """Every case whose two answers differ, each named by the entry declaring it, if any
-    (in the light of what the earlier cases did)."""
-    history = History()
-    found = []
-    for i, (case, want, got) in enumerate(zip(cases, real, fake, strict=True)):
-        if want != got:
-            declared = declared_by(case, want, got, version, history)
-            found.append(FuzzDifference(i, case, want, got, declared))
-        history.record(case, want)
-    return found
+class Differential:
+    """Cases judged as they are answered, against one fake: a difference is named by the
+    entry declaring it in the light of what the earlier cases did and of what the fake
+    holds at that moment (so the judge runs between cases, not after the run)."""
+
+    def __init__(self, version: HonchoVersion, fake: FakeHoncho, client: httpx.Client) -> None:
+        self.version = version
+        self.client = client
+        self.history = History(store=fake.store)
+        self.found: list[FuzzDifference] = []
+        self.answers: list[Answer] = []
+
+    def step(self, case: FuzzCase, real: Answer, settle: Settle | None = None) -> Answer:
+        """Send ``case`` to the fake, judge its answer against the server's ``real``, then
+        do what the server was seen to settle after it (:mod:`fake_honcho.drift.fuzz_settle`)."""
+        got = send(self.client, case)
+        if got != real:
+            declared = declared_by(case, real, got, self.version, self.history)
+            self.found.append(FuzzDifference(len(self.answers), case, real, got, declared))
+        self.answers.append(got)
+        if settle is not None and settle.probe is not None:
+            send(self.client, settle.probe[0])
+        self.history.record(case, real, settle)
+        return got
 
 
 def group(found: Iterable[FuzzDifference]) -> dict[tuple[str, str, str, str | None], list[int]]:
@@ -136,7 +147,12 @@ class FuzzRecording:
     answers: tuple[Answer, ...]
     generator: str = ""
     """The schemathesis (and hypothesis) release that generated the cases."""
-    operations: tuple[str, ...] = field(default=())
+    settles: tuple[Settle | None, ...] = field(default=())
+    """What was waited for after each case (empty: nothing, a recording made before the
+    differential waited for deletions)."""
+
+    def settle(self, index: int) -> Settle | None:
+        return self.settles[index] if self.settles else None
 
     @property
     def configuration(self) -> str:
@@ -158,18 +174,24 @@ class FuzzRecording:
             "per_operation": self.per_operation,
             "generator": self.generator,
         }
-        lines = [
-            json.dumps([case.as_json(), answer.as_json()], ensure_ascii=False)
-            for case, answer in zip(self.cases, self.answers, strict=True)
-        ]
+        lines = []
+        for index, (case, answer) in enumerate(zip(self.cases, self.answers, strict=True)):
+            settle = self.settle(index)
+            line = [case.as_json(), answer.as_json()]
+            lines.append(
+                json.dumps(line + ([settle.as_json()] if settle else []), ensure_ascii=False)
+            )
         text = json.dumps(head, ensure_ascii=False)[:-1] + ', "cases": [\n'
         path.write_text(text + ",\n".join(lines) + "\n]}\n", encoding="utf-8")
         return path
 
     @classmethod
     def read(cls, path: Path) -> FuzzRecording:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        pairs = [(FuzzCase.from_json(c), Answer.from_json(a)) for c, a in data["cases"]]
+        """A recording as :meth:`write` wrote it, or gzipped (``seed-S.json.gz``)."""
+        raw = path.read_bytes()
+        data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+        pairs = [(FuzzCase.from_json(c), Answer.from_json(a)) for c, a, *_ in data["cases"]]
+        settles = tuple(Settle.from_json(s[0]) if s else None for _, _, *s in data["cases"])
         recording = cls(
             data["server"],
             data["honcho_version"],
@@ -179,6 +201,7 @@ class FuzzRecording:
             tuple(case for case, _ in pairs),
             tuple(answer for _, answer in pairs),
             data.get("generator", ""),
+            settles if any(settles) else (),
         )
         if path.parent.name != recording.configuration:
             raise ValueError(f"{path} was recorded at {recording.configuration!r}")
@@ -186,10 +209,11 @@ class FuzzRecording:
 
 
 def load_fuzz_recordings(root: Path) -> Iterator[Path]:
-    """Every recording under ``root/<configuration>/`` (paths: a test per file)."""
+    """Every recording under ``root/<configuration>/``, plain or gzipped (paths: a test
+    per file)."""
     for directory in sorted(p for p in root.iterdir() if p.is_dir()):
         parse_configuration(directory.name)  # a directory name that says no version fails
-        yield from sorted(directory.glob("seed-*.json"))
+        yield from sorted([*directory.glob("seed-*.json"), *directory.glob("seed-*.json.gz")])
 
 
 def replay(recording: FuzzRecording) -> list[FuzzDifference]:
@@ -200,5 +224,7 @@ def replay(recording: FuzzRecording) -> list[FuzzDifference]:
         fake_for(version, recording.embed_messages, auth=False) as fake,
         httpx.Client(transport=fake.transport(), base_url="http://fake") as client,
     ):
-        answers = [send(client, case) for case in recording.cases]
-    return compare(recording.cases, recording.answers, answers, version)
+        differential = Differential(version, fake, client)
+        for index, (case, real) in enumerate(zip(recording.cases, recording.answers, strict=True)):
+            differential.step(case, real, recording.settle(index))
+    return differential.found

@@ -8,8 +8,10 @@ overrides the version; embeddings on or off and auth as probed), in the same ord
 what one request leaves behind meets the next on both. What is compared: the status, a
 422's error types and locations, any other 4xx's detail. Differences are printed in
 groups (operation and both answers), one example each, a declared one naming its register
-entry; the last line is ``fuzz: D of T cases differ (U undeclared)``. The run's
-workspaces are deleted from the server at the end.
+entry; the last line is ``fuzz: D of T cases differ (U undeclared)``. After a DELETE the
+server accepts, the run waits until its deriver has carried the deletion out
+(:mod:`fake_honcho.drift.fuzz_settle`; the fake's is done at once), so the next case
+meets the same state on both. The run's workspaces are deleted from the server at the end.
 
 Exit status: 0 when nothing undeclared differs, 1 when something does, 2 when the
 server cannot be reached or its document cannot be read. The api key is sent, never printed.
@@ -33,12 +35,14 @@ from fake_honcho.drift.cleanup import delete_workspaces
 from fake_honcho.drift.cli import API_KEY_ENV, add_target_arguments, served_as, without_credentials
 from fake_honcho.drift.fuzz import (
     Answer,
+    Differential,
+    FuzzCase,
     FuzzRecording,
-    compare,
     fake_for,
     render_groups,
     send,
 )
+from fake_honcho.drift.fuzz_settle import SETTLE_TIMEOUT, Settle, settle_deletion
 from fake_honcho.versions import VERSIONS, version_argument
 
 __all__ = ["build_parser", "main"]
@@ -80,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the cases and the server's answers to DIR/<version>[+embed]/seed-S.json",
     )
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request (60)")
+    parser.add_argument(
+        "--settle-timeout",
+        type=float,
+        default=SETTLE_TIMEOUT,
+        metavar="SECONDS",
+        help="after a DELETE the server accepts, wait up to this long for its deriver to "
+        f"carry it out before the next case ({SETTLE_TIMEOUT:g})",
+    )
     return parser
 
 
@@ -138,20 +150,24 @@ def _run(
     # modules loaded so far, and answering loads more of the fake.
     cases = [case for op in chosen for case in generate(op, seed, args.per_op, prefix)]
     real: list[Answer] = []
-    fake_answers: list[Answer] = []
+    settles: list[Settle | None] = []
     with fake_for(version, embeds, auth=auth_on) as fake:
         fake_headers = {"Authorization": f"Bearer {fake.admin_key}"} if auth_on else {}
         with httpx.Client(
             transport=fake.transport(), base_url="http://fake", headers=fake_headers
         ) as fake_client:
+            differential = Differential(version, fake, fake_client)
             for case in cases:
                 real.append(send(client, case))
-                fake_answers.append(send(fake_client, case))
-    found = compare(cases, real, fake_answers, version)
+                settles.append(settle_deletion(client, case, real[-1], args.settle_timeout))
+                differential.step(case, real[-1], settles[-1])
+                _report_settle(case, settles[-1], out)
+    found = differential.found
     if args.record is not None:
         recording = FuzzRecording(
-            shown, version.name, embeds, seed, args.per_op, tuple(cases), tuple(real), GENERATOR
-        )
+            shown, version.name, embeds, seed, args.per_op, tuple(cases), tuple(real),
+            GENERATOR, tuple(settles),
+        )  # fmt: skip
         print(f"recorded {recording.write(args.record)}", file=out)
     for line in render_groups(found):
         print(line, file=out)
@@ -161,3 +177,10 @@ def _run(
         file=out,
     )
     return 1 if undeclared else 0
+
+
+def _report_settle(case: FuzzCase, settle: Settle | None, out: TextIO) -> None:
+    if settle is None:
+        return
+    how = "carried out" if settle.done else "not seen carried out (later cases may differ)"
+    print(f"waited {settle.waited:.1f} s for {case.method} {case.target}: {how}", file=out)

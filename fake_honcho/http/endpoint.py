@@ -57,6 +57,10 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     (:func:`fake_honcho.http.http_rules.is_json`): it comes back as :class:`NotJSON`, for
     the model to refuse as FastAPI's does.
     """
+    scope = request.scope
+    value = scope.pop(UNREAD_JSON_SCOPE_KEY, _UNREAD)
+    if value is not _UNREAD:  # decoded by check_request, not yet handed out
+        return value
     raw = await body_bytes(request)
     if not raw:
         if required:
@@ -65,8 +69,14 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     if not is_json(request.headers.get("content-type")):
         return NotJSON(raw)
     value = decode_json(raw)
-    request.scope[JSON_SCOPE_KEY] = value  # the journal keeps long strings by reference
+    scope[JSON_SCOPE_KEY] = value  # the journal keeps long strings by reference
     return value
+
+
+UNREAD_JSON_SCOPE_KEY = "fake_honcho.unread_json"
+"""The body :func:`fake_honcho.http.parameters.check_request` decoded, left for the
+handler's first :func:`read_json` (a batch's body is then parsed once, not twice)."""
+_UNREAD = object()
 
 
 class NotJSON(bytes):

@@ -202,8 +202,11 @@ class CORSMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if not any(name == b"origin" for name, _ in scope["headers"]):
-            await self.app(scope, receive, send)  # no Origin: not a CORS request
+        for name, _value in scope["headers"]:
+            if name == b"origin":
+                break
+        else:  # no Origin: not a CORS request (a plain loop: no generator per request)
+            await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
         origin = headers["origin"]

@@ -24,7 +24,14 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute
 
 from fake_honcho.errors import RequestValidationError, ValidationItem, validation_item
-from fake_honcho.http.endpoint import body_bytes, fake_of, query_str, read_body, read_json
+from fake_honcho.http.endpoint import (
+    UNREAD_JSON_SCOPE_KEY,
+    body_bytes,
+    fake_of,
+    query_str,
+    read_body,
+    read_json,
+)
 from fake_honcho.http.http_rules import is_json
 from fake_honcho.http.ignored import check_query
 from fake_honcho.http.operations import JSON, Operation, operation_for
@@ -91,7 +98,8 @@ async def check_request(request: Request, route: BaseRoute) -> None:
     checks = checks_for(operation, fake.version)
     json_body = checks.body is not None and is_json(request.headers.get("content-type"))
     if json_body and await body_bytes(request):
-        await read_json(request, required=False)  # FastAPI's 400 or json_invalid first
+        # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
+        request.scope[UNREAD_JSON_SCOPE_KEY] = await read_json(request, required=False)
     items: list[ValidationItem] = []
     for name, validator, required in checks.query:
         raw = query_str(request, name)

@@ -50,6 +50,7 @@ _FLAT = 4096  # rows up to which one tier holds them all
 # bucket counts where tiers start: fine where a shared bucket weighs most
 _TIERS = (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 192)
 _MARGIN = 1e-9  # rows within this relative distance of the cut are all compared exactly
+_FEW_SHARED = 4  # a block's rows per row sharing a bucket, past which each is raised alone
 
 
 class _Block:
@@ -88,12 +89,23 @@ class _Block:
         for column, weight in weights:
             total += weight * columns[column]
         fields = array("H")
-        fields.frombytes(total.to_bytes(2 * len(self.rows), sys.byteorder))
-        less: Iterator[int] = repeat(_BIAS)
-        if shared:
-            terms = map(mul, map(shared.get, self.rows, repeat(0)), repeat(_TERM_DOT))
-            less = map(sub, less, terms)
-        dots = list(map(sub, fields, less))
+        rows = self.rows
+        fields.frombytes(total.to_bytes(2 * len(rows), sys.byteorder))
+        if shared and len(shared) * _FEW_SHARED < len(rows):
+            # A query's buckets are in few of the rows: raise theirs alone (rows ascend).
+            dots = list(map(sub, fields, repeat(_BIAS)))
+            first, last = rows[0], rows[-1]
+            for row, count in shared.items():
+                if first <= row <= last:
+                    at = bisect_left(rows, row)
+                    if rows[at] == row:
+                        dots[at] += count * _TERM_DOT
+        else:
+            less: Iterator[int] = repeat(_BIAS)
+            if shared:
+                terms = map(mul, map(shared.get, rows, repeat(0)), repeat(_TERM_DOT))
+                less = map(sub, less, terms)
+            dots = list(map(sub, fields, less))
         scores = list(map(truediv, dots, self.roots))
         for position in self.dead:
             scores[position] = -math.inf

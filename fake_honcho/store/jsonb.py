@@ -33,13 +33,37 @@ class Unstorable(Exception):
 
 def unstorable(value: Any) -> bool:
     """Whether ``value`` (decoded JSON) holds what a ``jsonb`` column refuses."""
-    return _holds(value, lambda text: "\x00" in text or not _utf8(text))
+    if type(value) is dict:  # the usual metadata: a few plain keys and values (inline)
+        for key, item in value.items():
+            kind = type(item)
+            if not (
+                type(key) is str
+                and key.isascii()
+                and "\x00" not in key
+                and (
+                    kind is int
+                    or kind is bool
+                    or item is None
+                    or (kind is str and item.isascii() and "\x00" not in item)
+                )
+            ):
+                return _holds(value, _refused_in_column)
+        return False
+    return _holds(value, _refused_in_column)
 
 
 def unencodable(value: Any) -> bool:
     """Whether ``value`` holds what FastAPI's JSON response cannot send (NaN or an
     infinity: allow_nan=False; text with no UTF-8, a lone surrogate)."""
-    return _holds(value, lambda text: not _utf8(text))
+    return _holds(value, _not_utf8)
+
+
+def _refused_in_column(text: str) -> bool:
+    return "\x00" in text or not _utf8(text)
+
+
+def _not_utf8(text: str) -> bool:
+    return not _utf8(text)
 
 
 def _holds(value: Any, refused: Callable[[str], bool]) -> bool:

@@ -11,11 +11,13 @@ from fake_honcho.errors import HonchoError, real_bug
 from fake_honcho.store import scopes
 from fake_honcho.store.message_index import message_index
 from fake_honcho.store.resources import (
+    cached_only,
     check_new_name,
     check_new_peer_names,
     ensure_session,
     now,
     plan_members,
+    unable_to_create_session,
     write_members,
 )
 from fake_honcho.store.state import Row, message_row
@@ -56,6 +58,10 @@ def store_messages(
             raise HonchoError(404, f"Session {sid} not found in workspace {ws}")
         if fake.store.get("workspaces", ws) is None:
             check_new_name(fake, ws)
+            if session is None and cached_only(fake, ws) is not None:
+                # 3.1 inserts the session into a workspace only its cache holds, and that
+                # fails before the new peers' names are looked at
+                raise unable_to_create_session(sid)
         joining: dict[str, Any] = {
             pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
         }

@@ -440,7 +440,11 @@ def plan_members(
 
 
 def remove_members(fake: World, ws: str, sid: str, peer_ids: list[str]) -> None:
-    """Soft-remove members: ``left_at`` is set, the row stays."""
+    """Soft-remove members: ``left_at`` is set, the row stays. 3.0.12 compares the names
+    in PostgreSQL, whose text cannot hold NUL: a 500 (3.1 refuses such a name before)."""
+    if any("\x00" in pid for pid in peer_ids):
+        refused = HonchoError(422, "Peer name(s) must not contain NUL (0x00) bytes")
+        raise real_bug(fake, "real-nul-lookup-500", refused)
     stamp = now(fake)
     for pid in dict.fromkeys(peer_ids):
         current = fake.store.get("session_peers", (ws, sid, pid))

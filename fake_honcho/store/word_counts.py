@@ -8,9 +8,13 @@ pattern (and ``cl100k_base``'s), no piece crosses a single space between two
 non-blank runs: a piece holds at most one space, at its start, and runs of whitespace
 only split off by themselves. So a text whose only whitespace is single spaces counts
 as the sum of its space-separated words' counts, each word but the first counted with
-the space before it. :class:`WordCounts` remembers those counts (up to
-:data:`WORD_LIMIT` words, first seen first kept), as tokenizers that cache per word do;
-any other text is counted whole.
+the space before it. :class:`WordCounts` remembers those counts, as tokenizers that cache
+per word do, in two generations of up to :data:`WORD_LIMIT` words: when the current one is
+full it becomes the older one (the one before is dropped), and a word found only there
+moves back. A long-running fake whose vocabulary drifts (a chat corpus of invented words
+passes 16,000 words in its first thousand messages) so keeps the words in use, where a
+table that kept the first words seen would recount every new word whole, in tiktoken,
+for as long as the process lives. Any other text is counted whole.
 """
 
 from __future__ import annotations
@@ -18,23 +22,31 @@ from __future__ import annotations
 from collections.abc import Callable
 
 WORD_LIMIT = 1 << 14
-"""How many words each table remembers (about 1.5 MB each when full)."""
+"""How many words a generation holds (about 1.5 MB when full; two at most per table)."""
 WORD_LENGTH = 64
 """Longer words (links, encoded data) are counted each time, not remembered."""
 
 
 class _Table(dict[str, int]):
-    """``count(prefix + word)`` per word, computed on first use."""
+    """``count(prefix + word)`` per word, computed on first use; the dict itself is the
+    current generation (a hit is one C-level lookup), ``older`` the one before."""
 
     def __init__(self, count: Callable[[str], int], prefix: str) -> None:
         super().__init__()
         self._count = count
         self._prefix = prefix
+        self.older: dict[str, int] = {}
 
     def __missing__(self, word: str) -> int:
-        counted = self._count(self._prefix + word)
-        if len(self) < WORD_LIMIT and len(word) <= WORD_LENGTH:
-            self[word] = counted
+        counted = self.older.get(word)
+        if counted is None:
+            counted = self._count(self._prefix + word)
+            if len(word) > WORD_LENGTH:
+                return counted
+        if len(self) >= WORD_LIMIT:
+            self.older = dict(self)
+            self.clear()
+        self[word] = counted
         return counted
 
 

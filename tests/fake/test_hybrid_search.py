@@ -171,7 +171,8 @@ def test_the_nearest_rows_index_keeps_every_row_up_to_the_cut(
     flat: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """HashedRows against every row's exact distance: in one tier, and dealt into tiers
-    (past ``_FLAT`` rows), with deleted rows, repeated texts and multi-word queries."""
+    (past ``_FLAT`` rows), with deleted rows, repeated texts, multi-word queries and a
+    word few rows hold (their shared buckets raised one by one)."""
     import random
 
     from fake_honcho.search import nearest
@@ -184,6 +185,8 @@ def test_the_nearest_rows_index_keeps_every_row_up_to_the_cut(
         for _ in range(3000)
     ]
     texts += texts[:30]  # identical vectors tie
+    for at in range(0, len(texts), 250):  # a word few rows share, in every block
+        texts[at] += " rare"
     embedder = HashedEmbedder()
     codes = [embedder.encode(text) for text in texts]
     rows = nearest.HashedRows()
@@ -192,7 +195,8 @@ def test_the_nearest_rows_index_keeps_every_row_up_to_the_cut(
     dead = set(rng.sample(range(len(codes)), 40))
     for row in dead:
         rows.discard(row)
-    for query in ["w1", "w2 w3", "w4 w5 w6 w7", "nothing shared", "none here", texts[5]]:
+    queries = ["w1", "w2 w3", "w4 w5 w6 w7", "nothing shared", "none here", "rare", texts[5]]
+    for query in queries:
         target = embedder.encode(query)
         exact = {
             row: embedder.distance(target, code)

@@ -83,6 +83,14 @@ CACHED_ONLY = [
     ("DELETE", "", None, 500, "An unexpected error occurred"),
     ("PUT", "/sessions/s1/peers", {"alice": {}}, 404, "Session s1 not found in workspace w2"),
     ("POST", "/peers/list", {}, 200, None),
+    # measured within the 1 s TTL of the fuzz's servers (tests/fidelity/fuzz/3.1 seed 3)
+    (
+        "POST",
+        "/sessions/s1/messages",
+        {"messages": [{"peer_id": "new.peer", "content": "x"}]},
+        409,
+        "Unable to create or get session: s1",
+    ),
 ]
 
 
@@ -180,3 +188,22 @@ def test_deletion_at_once(settings: dict[str, str], why: str) -> None:
         assert client.delete(W).status_code == 202
         assert client.delete(W).status_code == 404, why
         assert client.post("/v3/workspaces/list", json={}).json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("version", "real_bugs", "status"),
+    [("3.0.12", "reproduce", 500), ("3.0.12", "correct", 422), ("3.1", "reproduce", 422)],
+)
+def test_removing_a_session_peer_named_with_nul(version: str, real_bugs: str, status: int) -> None:
+    """real-nul-lookup-500: 3.0.12 compares the names in PostgreSQL (measured on the real
+    3.0.12 and 3.1, tests/fidelity/fuzz); the member stays either way."""
+    with (
+        FakeHoncho(version=version, real_bugs=real_bugs) as fake,  # type: ignore[arg-type]
+        _client(fake) as client,
+    ):
+        client.post("/v3/workspaces/w/sessions", json={"id": "s", "peers": {"a": {}}})
+        names = ["a", "b\x00"]
+        removed = client.request("DELETE", "/v3/workspaces/w/sessions/s/peers", json=names)
+        assert removed.status_code == status
+        members = client.get("/v3/workspaces/w/sessions/s/peers").json()["items"]
+        assert [peer["id"] for peer in members] == ["a"]

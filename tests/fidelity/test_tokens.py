@@ -149,9 +149,22 @@ def test_word_counting_matches_tiktoken_on_chat_text() -> None:
     assert [token_count(text) for text in texts] == [_tiktoken_count(text) for text in texts]
 
 
-def test_remembered_words_are_bounded() -> None:
-    counts = WordCounts(_tiktoken_count)
-    counts(" ".join(f"w{number}" for number in range(WORD_LIMIT + 500)))
+def test_remembered_words_are_bounded_and_recent() -> None:
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return _tiktoken_count(text)
+
+    counts = WordCounts(count)
+    words = [f"w{number}" for number in range(2 * WORD_LIMIT + 500)]
+    text = " ".join(words)
+    assert counts(text) == _tiktoken_count(text)
     counts("y" * (WORD_LENGTH + 1) + " " + "z" * (WORD_LENGTH + 1))
-    assert len(counts._spaced) == WORD_LIMIT
-    assert "z" * (WORD_LENGTH + 1) not in counts._spaced
+    table = counts._spaced
+    assert len(table) == 500 and len(table.older) == WORD_LIMIT  # two generations at most
+    assert "z" * (WORD_LENGTH + 1) not in table
+    counted.clear()
+    recent = " ".join(words[-WORD_LIMIT:])  # the older generation's words move back
+    assert counts(recent) == _tiktoken_count(recent)
+    assert counted == [words[-WORD_LIMIT]]  # only the first word's unspaced count is new
