@@ -27,14 +27,20 @@ from fake_honcho.errors import (
     validation_item,
     value_error,
 )
-from fake_honcho.http.endpoint import fake_of, public, read_body, respond, session_path
+from fake_honcho.http.endpoint import (
+    fake_of,
+    public,
+    read_body,
+    respond,
+    respond_messages,
+    session_path,
+)
 from fake_honcho.http.operations import FORM, PAGED_NULLABLE_REVERSE, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import OWN_SESSION, SESSION_READ, guarded
 from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.request_models import encodable
 from fake_honcho.http.schemas import SchemaSet
-from fake_honcho.http.wire import PublicRows
 from fake_honcho.store.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.store.ids import isoformat
 from fake_honcho.store.message_index import message_index
@@ -61,13 +67,7 @@ async def create(request: Request) -> Response:
     body = await read_body(request, "MessageBatchCreate")
     drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
     rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
-    return _created(request, fake, rows)
-
-
-def _created(request: Request, fake: Server, rows: list[Row]) -> Response:
-    """201 with the stored messages, their JSON kept for the reads that follow."""
-    memo = render_memo(fake.store)
-    return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
+    return respond_messages(request, rows, status=201)
 
 
 def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
@@ -134,7 +134,7 @@ async def upload(request: Request) -> Response:
         for chunk in split_text(text)
     ]
     rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
-    return _created(request, fake, rows)
+    return respond_messages(request, rows, status=201)
 
 
 def _form_fields(fake: Server, form: dict[str, Any]) -> dict[str, Any]:
