@@ -27,12 +27,14 @@ from fake_honcho.errors import (
 )
 from fake_honcho.http.http_rules import BODY_SCOPE_KEY, JSON_SCOPE_KEY, decode_json, is_json
 from fake_honcho.http.ignored import check_body
+from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.request_models import RawBody, request_error, scalar
 from fake_honcho.http.schemas import later_fields
-from fake_honcho.http.wire import JSONBody, plain
+from fake_honcho.http.wire import JSONBody, PublicRows, plain
 from fake_honcho.http.wire import public as public
 from fake_honcho.store.jsonb import unstorable, unstorable_detail
 from fake_honcho.store.sanitize import strip_nul as strip_nul  # for handlers
+from fake_honcho.store.state import Row
 
 if TYPE_CHECKING:
     from fake_honcho.http.protocol import Server
@@ -43,6 +45,11 @@ logger = logging.getLogger("fake_honcho.http")
 def fake_of(request: Request) -> Server:
     fake: Server = request.scope["app"].fake  # fake_honcho.http.app.HonchoApp
     return fake
+
+
+def session_path(request: Request) -> tuple[str, str]:
+    """The workspace and session ids of a session route's path."""
+    return request.path_params["workspace_id"], request.path_params["session_id"]
 
 
 async def read_json(request: Request, *, required: bool = True) -> Any:
@@ -251,6 +258,13 @@ def respond(
         if fake.strict:
             fake.schemas.check_response(schema, plain(payload), many=many)
     return JSONBody(payload, status_code=status)
+
+
+def respond_messages(request: Request, rows: list[Row], *, status: int = 200) -> Response:
+    """Stored messages as a JSON array (written, or found by a search), their JSON kept
+    for the reads that follow (:mod:`fake_honcho.http.render_memo`)."""
+    memo = render_memo(fake_of(request).store)
+    return respond(request, PublicRows(rows, memo=memo), status=status, schema="Message", many=True)
 
 
 def no_content() -> Response:

@@ -33,6 +33,8 @@ from fake_honcho.http.permissions import Rule, guarded
 from fake_honcho.versions import Feature, HonchoVersion, versioned
 
 __all__ = [
+    "FORM",
+    "JSON",
     "PAGE",
     "PAGED",
     "PAGED_NULLABLE_REVERSE",

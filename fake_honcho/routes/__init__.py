@@ -1,7 +1,8 @@
 """The handlers: one module per resource, each exporting ``routes: list[Route]``.
 
-How to add a route (one file here; a schema for a new body shape)
-------------------------------------------------------------------
+How to add a route (one file here, plus a schema for a new body shape; before the
+operations moved beside their routes, also an entry in ``http/operations.py``)
+------------------------------------------------------------------------------------
 1. In a module of ``fake_honcho/routes/``, write an ``async def handler(request) ->
    Response``. Reach the fake through ``fake_of(request)`` (``fake_honcho.http.endpoint``);
    hold ``fake.store.lock`` around any read-modify-write.

@@ -6,9 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from fake_honcho.errors import HonchoError, real_bug
-from fake_honcho.http.endpoint import fake_of, read_body, respond, strip_nul
-from fake_honcho.http.render_memo import render_memo
-from fake_honcho.http.wire import PublicRows
+from fake_honcho.http.endpoint import fake_of, read_body, respond_messages, strip_nul
 from fake_honcho.search.hybrid import search_messages
 from fake_honcho.store import scopes
 from fake_honcho.store.filters import dialect_for
@@ -48,6 +46,4 @@ async def run_search(
             dialect=dialect_for(fake.version, fake.real_bugs),
         )
     )
-    return respond(
-        request, PublicRows(rows, memo=render_memo(fake.store)), schema="Message", many=True
-    )
+    return respond_messages(request, rows)

@@ -34,6 +34,7 @@ from fake_honcho.http.endpoint import (
     query_str,
     read_body,
     respond,
+    session_path,
     strip_nul,
 )
 from fake_honcho.http.endpoint import public as public_row
@@ -351,10 +352,7 @@ async def peer_context(request: Request) -> Response:
 
 async def session_context(request: Request) -> Response:
     fake = fake_of(request)
-    workspace_id, session_id = (
-        request.path_params["workspace_id"],
-        request.path_params["session_id"],
-    )
+    workspace_id, session_id = session_path(request)
     tokens = query_int(request, "tokens", MAX_TOKENS, le=MAX_TOKENS)
     assert tokens is not None
     include_summary = query_bool(request, "summary", True)
@@ -411,10 +409,7 @@ async def session_context(request: Request) -> Response:
 
 async def session_summaries(request: Request) -> Response:
     fake = fake_of(request)
-    workspace_id, session_id = (
-        request.path_params["workspace_id"],
-        request.path_params["session_id"],
-    )
+    workspace_id, session_id = session_path(request)
     with fake.store.lock:
         short = summaries.read(fake.store, workspace_id, session_id, "short")
         long = summaries.read(fake.store, workspace_id, session_id, "long")

@@ -27,14 +27,20 @@ from fake_honcho.errors import (
     validation_item,
     value_error,
 )
-from fake_honcho.http.endpoint import fake_of, public, read_body, respond
+from fake_honcho.http.endpoint import (
+    fake_of,
+    public,
+    read_body,
+    respond,
+    respond_messages,
+    session_path,
+)
 from fake_honcho.http.operations import FORM, PAGED_NULLABLE_REVERSE, Answer, Body, api_route
 from fake_honcho.http.pagination import page_of, page_params
 from fake_honcho.http.permissions import OWN_SESSION, SESSION_READ, guarded
 from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.request_models import encodable
 from fake_honcho.http.schemas import SchemaSet
-from fake_honcho.http.wire import PublicRows
 from fake_honcho.store.filters import MESSAGE, compile_filter, dialect_for
 from fake_honcho.store.ids import isoformat
 from fake_honcho.store.message_index import message_index
@@ -53,25 +59,15 @@ S = "/v3/workspaces/{workspace_id}/sessions/{session_id}"
 _DATETIME = TypeAdapter(datetime)
 
 
-def _ids(request: Request) -> tuple[str, str]:
-    return request.path_params["workspace_id"], request.path_params["session_id"]
-
-
 async def create(request: Request) -> Response:
     """201 with the stored messages in request order."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     # The model's validators have stripped NULs and refused special tokens.
     body = await read_body(request, "MessageBatchCreate")
     drafts = [_draft(item, ("body", "messages", i)) for i, item in enumerate(body["messages"])]
     rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
-    return _created(request, fake, rows)
-
-
-def _created(request: Request, fake: Server, rows: list[Row]) -> Response:
-    """201 with the stored messages, their JSON kept for the reads that follow."""
-    memo = render_memo(fake.store)
-    return respond(request, PublicRows(rows, memo=memo), status=201, schema="Message", many=True)
+    return respond_messages(request, rows, status=201)
 
 
 def _draft(item: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any]:
@@ -102,7 +98,7 @@ def _timestamp(text: str, loc: tuple[Any, ...]) -> str:
 async def upload(request: Request) -> Response:
     """A text or JSON file becomes messages of at most 25,000 characters each."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     async with request.form() as form:
         # FastAPI takes an empty form field for a missing one
         upload_file = form.get("file") or None
@@ -138,7 +134,7 @@ async def upload(request: Request) -> Response:
         for chunk in split_text(text)
     ]
     rows = store_messages(fake, ws, sid, drafts, fake.deriver.on_messages_created)
-    return _created(request, fake, rows)
+    return respond_messages(request, rows, status=201)
 
 
 def _form_fields(fake: Server, form: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +209,7 @@ def _validated(check: Callable[[Any], Any], value: Any, loc: tuple[Any, ...]) ->
 async def list_messages(request: Request) -> Response:
     """Insertion order; an unknown session is an empty page, not a 404."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     params = page_params(request)
     body = await read_body(request, "MessageGet", required=False) or {}
     predicate = compile_filter(
@@ -244,7 +240,7 @@ def _message(fake: Server, ws: str, sid: str, mid: str) -> Row | None:
 
 async def get(request: Request) -> Response:
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     mid = request.path_params["message_id"]
     with fake.store.lock:
         row = _message(fake, ws, sid, mid)
@@ -256,7 +252,7 @@ async def get(request: Request) -> Response:
 async def update(request: Request) -> Response:
     """Only metadata changes; it is overwritten."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     mid = request.path_params["message_id"]
     body = await read_body(request, "MessageUpdate")
     metadata = body.get("metadata")

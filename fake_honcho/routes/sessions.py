@@ -16,6 +16,7 @@ from fake_honcho.http.endpoint import (
     query_str,
     read_body,
     respond,
+    session_path,
 )
 from fake_honcho.http.operations import PAGE, PAGED, SIZE, Answer, Body, api_route, text_param
 from fake_honcho.http.pagination import page_of, page_params
@@ -67,10 +68,6 @@ S = W + "/sessions/{session_id}"
 def _cannot_create() -> HonchoError:
     """What the session routes that catch ValueError answer for a name they cannot create."""
     return HonchoError(404, "Session not found")
-
-
-def _ids(request: Request) -> tuple[str, str]:
-    return request.path_params["workspace_id"], request.path_params["session_id"]
 
 
 async def get_or_create(request: Request) -> Response:
@@ -175,7 +172,7 @@ async def list_sessions(request: Request) -> Response:
 async def update(request: Request) -> Response:
     """PUT is get-or-create; a deleted session answers 404."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     body = await read_body(request, "SessionUpdate")
     metadata = body.get("metadata")
     with fake.store.lock:
@@ -188,7 +185,7 @@ async def delete(request: Request) -> Response:
     """202: the session turns inactive at once; its messages, members and row go when the
     deriver runs the deletion (``deletion-at-once``; at once with ``real_bugs="correct"``)."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     with fake.store.lock:
         row = get_active_session(fake, ws, sid)
         fake.store.put("sessions", (ws, sid), {**row, "is_active": False})
@@ -211,7 +208,7 @@ async def clone(request: Request) -> Response:
     reproduced unless ``real_bugs="correct"``, which copies this session's own.
     """
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     cutoff = query_str(request, "message_id")
     reproduce = fake.real_bugs == "reproduce"
     with fake.store.lock:
@@ -288,7 +285,7 @@ def _clone_fails(fake: Server, ws: str, messages: list[Row], members: list[Row])
 async def add_peers(request: Request) -> Response:
     """POST creates the session if needed (unlike PUT and DELETE)."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
@@ -313,7 +310,7 @@ async def add_peers(request: Request) -> Response:
 async def set_peers(request: Request) -> Response:
     """Replace the member set: others are soft-removed, listed ones take the new config."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     body = await read_body(request, "SessionPeerMap")
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
@@ -338,7 +335,7 @@ async def set_peers(request: Request) -> Response:
 
 async def remove_peers(request: Request) -> Response:
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     body = await read_body(request, "PeerIdList")
     with fake.store.lock:
         scopes.reject_scopes(fake, ws, body, scopes.MEMBERSHIP_HERE)
@@ -350,7 +347,7 @@ async def remove_peers(request: Request) -> Response:
 async def list_peers(request: Request) -> Response:
     """Current members as Peer rows (a paginated GET without filters)."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     params = page_params(request, with_reverse=False)
     with fake.store.lock:
         rows = [
@@ -364,7 +361,7 @@ async def list_peers(request: Request) -> Response:
 
 async def get_peer_config(request: Request) -> Response:
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     pid = request.path_params["peer_id"]
     require_own_peer(request, pid)
     with fake.store.lock:
@@ -384,7 +381,7 @@ async def set_peer_config(request: Request) -> Response:
     stays out (its config changes all the same); only adding it to the session again
     makes it a member, with the config that request gives."""
     fake = fake_of(request)
-    ws, sid = _ids(request)
+    ws, sid = session_path(request)
     pid = request.path_params["peer_id"]
     body = await read_body(request, "SessionPeerConfig")
     with fake.store.lock:
