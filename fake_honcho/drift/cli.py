@@ -45,6 +45,20 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def target_client(args: argparse.Namespace) -> tuple[httpx.Client, str]:
+    """A client for the ``--against`` server with ``--api-key`` (else ``$HONCHO_API_KEY``),
+    and the server's URL as it may be printed (without credentials).
+
+    A fresh connection per request: after a 500 the server closes the connection.
+    """
+    url = args.against.rstrip("/")
+    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    limits = httpx.Limits(max_keepalive_connections=0)
+    client = httpx.Client(base_url=url, headers=headers, timeout=args.timeout, limits=limits)
+    return client, without_credentials(url)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="fake-honcho compare",
@@ -80,13 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     args = build_parser().parse_args(argv)
-    url = args.against.rstrip("/")
-    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    shown = without_credentials(url)
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    # A fresh connection per request: after a 500 the server closes the connection.
-    limits = httpx.Limits(max_keepalive_connections=0)
-    with httpx.Client(base_url=url, headers=headers, timeout=args.timeout, limits=limits) as client:
+    client, shown = target_client(args)
+    with client:
         try:
             client.get("/health").raise_for_status()
         except httpx.HTTPError as error:

@@ -20,7 +20,6 @@ server cannot be reached or its document cannot be read. The api key is sent, ne
 from __future__ import annotations
 
 import argparse
-import os
 import secrets
 import sys
 import uuid
@@ -32,7 +31,7 @@ import httpx
 
 from fake_honcho.arguments import OneLineParser
 from fake_honcho.drift.cleanup import delete_workspaces
-from fake_honcho.drift.cli import API_KEY_ENV, add_target_arguments, served_as, without_credentials
+from fake_honcho.drift.cli import add_target_arguments, served_as, target_client
 from fake_honcho.drift.fuzz import (
     Answer,
     Differential,
@@ -100,13 +99,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     if args.per_op < 1:
         print(f"{PROG}: error: --per-op must be at least 1", file=sys.stderr)
         return 2
-    url = args.against.rstrip("/")
-    key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV) or None
-    shown = without_credentials(url)
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    # A fresh connection per request: after a 500 the server closes the connection.
-    limits = httpx.Limits(max_keepalive_connections=0)
-    with httpx.Client(base_url=url, headers=headers, timeout=args.timeout, limits=limits) as client:
+    client, shown = target_client(args)
+    with client:
         try:
             client.get("/health").raise_for_status()
             document = client.get("/openapi.json").raise_for_status().json()
