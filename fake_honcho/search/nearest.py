@@ -247,6 +247,7 @@ class HashedRows:
                 total = block.dots(weights, offset)
                 fields = block.fields(total)
             found, floor = self._reaching(block, total, fields, shared, found, wanted)
+        found = [entry for entry in found if entry[0] >= floor]
         if not found:
             return []
         found.sort(key=itemgetter(1))
