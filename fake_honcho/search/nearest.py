@@ -66,39 +66,42 @@ class _Block:
     sqrt(norm), dense tails (as columns), ``floor(sqrt(norm) / 4)`` and the most a row's
     dense part can score (``sqrt(dense norm / norm)``)."""
 
-    __slots__ = ("_packed", "columns", "offsets", "rhos", "roots", "rows", "spread")
+    __slots__ = ("_packed", "columns", "rhos", "roots", "rows", "spread")
 
     def __init__(self) -> None:
         self.rows = array("I")
         self.roots = array("d")
         self.columns = [array("H") for _ in range(_DENSE)]
-        self.offsets = array("H")  # per row: 15 * sum(shifted tail)
         self.rhos = array("H")  # per row: floor(sqrt(norm) / 4), at most 65,535
         self.spread = 0.0
         self._packed: _Packed | None = None
 
-    def add(self, row: int, code: HashedCode, offset: int, spread: float) -> None:
+    def add(self, row: int, code: HashedCode, spread: float) -> None:
         self.rows.append(row)
         root = math.sqrt(code.norm)
         self.roots.append(root)
         self.rhos.append(min(int(root / _ROOT_UNIT), 0xFFFF))
         for column, value in zip(self.columns, code.shifted, strict=True):
             column.append(value)
-        self.offsets.append(offset)
         self.spread = max(self.spread, spread)
         self._packed = None
 
-    def dots(self, weights: list[tuple[int, int]], offset: int) -> int:
+    def dots(self, plan: _Plan) -> int:
         """Every row's dense dot product with the query plus :data:`_BIAS`, one 16-bit
-        field per row of one int: 32 multiplications of big ints, in C."""
+        field per row of one int: sums of the columns by the query's signed binary
+        digits (:class:`_Plan`), about 54 additions of big ints, in C."""
         if self._packed is None:
             self._packed = _Packed(self)
-        packed = self._packed
-        total = packed.base - offset * packed.ones
-        columns = packed.columns
-        for column, weight in weights:
-            total += weight * columns[column]
-        return total
+        columns = self._packed.columns
+        total = 0
+        for digits in plan.powers:
+            total <<= 1
+            for column, sign in digits:
+                if sign > 0:
+                    total += columns[column]
+                else:
+                    total -= columns[column]
+        return total + plan.bias * self._packed.ones
 
     def fields(self, total: int) -> array[int]:
         """:meth:`dots`'s fields, one per row."""
@@ -134,15 +137,49 @@ class _Packed:
     """A block's columns, each one int of 16-bit fields (a field per row), and what
     :meth:`_Block.dots` and :meth:`_Block.reaching` add to them."""
 
-    __slots__ = ("base", "columns", "ones", "rho_most", "rhos", "tops")
+    __slots__ = ("columns", "ones", "rho_most", "rhos", "tops")
 
     def __init__(self, block: _Block) -> None:
         self.ones = _packed(array("H", [1]) * len(block.rows))
-        self.base = _BIAS * self.ones - _packed(block.offsets)
         self.columns = [_packed(column) for column in block.columns]
         self.rhos = _packed(block.rhos)
         self.rho_most = max(block.rhos, default=0)
         self.tops = _TOPS * self.ones
+
+
+class _Plan:
+    """A query's dense tail as :meth:`_Block.dots` sums the columns: each value (-15..15)
+    in signed binary digits (15 is 16 - 1), the columns to add or subtract at each
+    power of two, highest first, and the bias less the tail's sum times 15 (the columns
+    hold each value plus 15)."""
+
+    __slots__ = ("bias", "powers")
+
+    def __init__(self, query: HashedCode) -> None:
+        self.powers: list[list[tuple[int, int]]] = [[] for _ in range(_POWERS)]
+        for column, shifted in enumerate(query.shifted):
+            value = shifted - _SHIFT
+            for power, sign in _DIGITS[value]:
+                self.powers[_POWERS - 1 - power].append((column, sign))
+        self.bias = _BIAS - _SHIFT * (sum(query.shifted) - _DENSE * _SHIFT)
+
+
+def _signed_digits(value: int) -> list[tuple[int, int]]:
+    """``value``'s non-adjacent form: (power, +1 or -1), fewest nonzero digits."""
+    digits = []
+    power = 0
+    while value:
+        if value & 1:
+            digit = 2 - (value & 3)
+            value -= digit
+            digits.append((power, digit))
+        value >>= 1
+        power += 1
+    return digits
+
+
+_DIGITS = {value: _signed_digits(value) for value in range(-_DENSE_RANGE, _DENSE_RANGE + 1)}
+_POWERS = 1 + max(power for digits in _DIGITS.values() for power, _ in digits)
 
 
 def _packed(values: array[int]) -> int:
@@ -204,7 +241,7 @@ class HashedRows:
         if at is None or len(self._blocks[at].rows) == _BLOCK:
             at = self._open[tier] = len(self._blocks)
             self._blocks.append(_Block())
-        self._blocks[at].add(row, code, self._offsets[row], self._spreads[row])
+        self._blocks[at].add(row, code, self._spreads[row])
 
     def discard(self, row: int) -> None:
         """A deleted row: never among the nearest again."""
@@ -221,12 +258,12 @@ class HashedRows:
             del shared[row]
         spread = math.sqrt(query.norm - len(query.buckets) * _TERM_DOT)
         offset = _SHIFT * sum(query.shifted) - _DENSE * _SHIFT * _SHIFT
-        weights = [(column, value) for column, value in enumerate(query.shifted) if value]
+        plan = _Plan(query)
         dots: dict[int, tuple[int, array[int]]] = {}  # by block: its dots and their fields
         if len(self._codes) <= _FLAT:  # one tier, rows in order: sharing rows from its dots
             every = array("H")
             for at, block in enumerate(self._blocks):
-                total = block.dots(weights, offset)
+                total = block.dots(plan)
                 dots[at] = total, block.fields(total)
                 every += dots[at][1]
             roots = self._roots
@@ -245,7 +282,7 @@ class HashedRows:
             if at in dots:
                 total, fields = dots[at]
             else:
-                total = block.dots(weights, offset)
+                total = block.dots(plan)
                 fields = block.fields(total)
             found, floor = self._reaching(block, total, fields, shared, found, floor, wanted)
         found = [entry for entry in found if entry[0] >= floor]
