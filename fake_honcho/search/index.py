@@ -242,7 +242,8 @@ class SearchIndex:
                 order.sort(key=messages.in_session.__getitem__)
                 order.sort(key=messages.sessions.__getitem__)  # stable: session, position
             if where is None:  # rows are read only for the answer
-                live = list(filter(messages.ids.__getitem__, order))  # None once deleted
+                # An id is None once deleted; with none deleted, every row is live.
+                live = list(filter(messages.ids.__getitem__, order)) if self.dead else order
                 keys = self._keys(index, query, live)
                 best = [live[at] for at in first(keys, 2 * limit, taken)]
                 return [row for _, row in self._rows(best, None)]
