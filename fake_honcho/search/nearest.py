@@ -11,11 +11,15 @@ it is in (an inverted index of the buckets).
 
 :class:`HashedRows` keeps the rows in blocks of rows of similar norm (tiers by how many
 buckets they have), each block with the bound of its rows. A query ranks the blocks by
-bound and scores them whole, best first, until the next block's bound falls below the
-score the nearest rows already found reach: short messages carry the most weight per
-shared term, so long messages are mostly ruled out unread. A block's dense products are
-computed at once: its tails kept as 32 columns of 16-bit fields (one Python int each),
-so a query's products are 32 multiplications of big ints, in C.
+bound and scans them, best first, until the next block's bound falls below the score the
+nearest rows already found reach: short messages carry the most weight per shared term,
+so long messages are mostly ruled out unread. A block's dense products are computed at
+once: its tails kept as 32 columns of 16-bit fields (one Python int each), so a query's
+products are 32 multiplications of big ints, in C. Python then touches only the rows that
+can reach the cut: each field less an integer threshold no greater than
+``cut * sqrt(norm)`` (one more multiplication), the fields whose top bit stays set found
+with ``bytes.find``. Until enough rows are found, the cut is a guess from a sample,
+lowered until the rows found confirm it.
 
 Scores are the ones a scan of every row gives (the same float operations), the rows
 within rounding of the cut are all kept, and their exact distances (pgvector's formula
@@ -28,7 +32,6 @@ from __future__ import annotations
 import math
 import sys
 from array import array
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from itertools import chain, compress, repeat
@@ -44,80 +47,105 @@ from fake_honcho.search.embedding import (
 
 _TERM_DOT = _TERM_WEIGHT * _TERM_WEIGHT  # a shared bucket's part of the dot product
 _SHIFT = _DENSE_RANGE  # a tail value plus this is never negative (HashedCode.shifted)
-_BIAS = 1 << 13  # keeps each field (dense dot + bias, |dense dot| <= 7,200) in 0..65,535
+_DENSE_MOST = _DENSE * _DENSE_RANGE * _DENSE_RANGE  # the largest |dense dot product|
+_BIAS = 1 << 15  # a field holds dense dot + bias: 32,768 +- 7,200, in 16 bits
+_TOPS = 0x8000  # a field's top bit: set where dense dot + bias - threshold >= bias
+_ROOT_UNIT = 4  # thresholds are floor(4 * cut) * floor(sqrt(norm) / 4) <= cut * sqrt(norm)
+_THRESHOLD_MOST = _BIAS - _DENSE_MOST  # past it, a field minus its threshold could borrow
 _BLOCK = 1024
 _FLAT = 4096  # rows up to which one tier holds them all
 # bucket counts where tiers start: fine where a shared bucket weighs most
 _TIERS = (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 192)
 _MARGIN = 1e-9  # rows within this relative distance of the cut are all compared exactly
-_FEW_SHARED = 4  # a block's rows per row sharing a bucket, past which each is raised alone
+_SAMPLED = 4  # a first cut is the score about this many rows of a sample reach
 
 
 class _Block:
-    """Up to :data:`_BLOCK` rows of one tier: their numbers, sqrt(norm), dense tails (as
-    columns) and the most a row's dense part can score (``sqrt(dense norm / norm)``)."""
+    """Up to :data:`_BLOCK` rows of one tier (in one tier, every row): their numbers,
+    sqrt(norm), dense tails (as columns), ``floor(sqrt(norm) / 4)`` and the most a row's
+    dense part can score (``sqrt(dense norm / norm)``)."""
 
-    __slots__ = ("_packed", "columns", "dead", "offsets", "roots", "rows", "spread")
+    __slots__ = ("_packed", "columns", "offsets", "rhos", "roots", "rows", "spread")
 
     def __init__(self) -> None:
         self.rows = array("I")
         self.roots = array("d")
         self.columns = [array("H") for _ in range(_DENSE)]
         self.offsets = array("H")  # per row: 15 * sum(shifted tail)
+        self.rhos = array("H")  # per row: floor(sqrt(norm) / 4), at most 65,535
         self.spread = 0.0
-        self.dead: list[int] = []  # positions of deleted rows
-        self._packed: tuple[list[int], int, int] | None = None
+        self._packed: _Packed | None = None
 
     def add(self, row: int, code: HashedCode, offset: int, spread: float) -> None:
         self.rows.append(row)
-        self.roots.append(math.sqrt(code.norm))
+        root = math.sqrt(code.norm)
+        self.roots.append(root)
+        self.rhos.append(min(int(root / _ROOT_UNIT), 0xFFFF))
         for column, value in zip(self.columns, code.shifted, strict=True):
             column.append(value)
         self.offsets.append(offset)
         self.spread = max(self.spread, spread)
         self._packed = None
 
-    def scores(
-        self, weights: list[tuple[int, int]], offset: int, shared: Counter[int] | None = None
-    ) -> tuple[list[float], list[int]]:
-        """Each row's score and dot product: from its dense part alone, or with its
-        ``shared`` buckets; a deleted row scores -inf."""
+    def dots(self, weights: list[tuple[int, int]], offset: int) -> int:
+        """Every row's dense dot product with the query plus :data:`_BIAS`, one 16-bit
+        field per row of one int: 32 multiplications of big ints, in C."""
         if self._packed is None:
-            self._packed = self._pack()
-        columns, base, ones = self._packed
-        total = base - offset * ones
+            self._packed = _Packed(self)
+        packed = self._packed
+        total = packed.base - offset * packed.ones
+        columns = packed.columns
         for column, weight in weights:
             total += weight * columns[column]
+        return total
+
+    def fields(self, total: int) -> array[int]:
+        """:meth:`dots`'s fields, one per row."""
         fields = array("H")
-        rows = self.rows
-        fields.frombytes(total.to_bytes(2 * len(rows), sys.byteorder))
-        if shared and len(shared) * _FEW_SHARED < len(rows):
-            # A query's buckets are in few of the rows: raise theirs alone (rows ascend).
-            dots = list(map(sub, fields, repeat(_BIAS)))
-            first, last = rows[0], rows[-1]
-            for row, count in shared.items():
-                if first <= row <= last:
-                    at = bisect_left(rows, row)
-                    if rows[at] == row:
-                        dots[at] += count * _TERM_DOT
-        else:
-            less: Iterator[int] = repeat(_BIAS)
-            if shared:
-                terms = map(mul, map(shared.get, rows, repeat(0)), repeat(_TERM_DOT))
-                less = map(sub, less, terms)
-            dots = list(map(sub, fields, less))
-        scores = list(map(truediv, dots, self.roots))
-        for position in self.dead:
-            scores[position] = -math.inf
-        return scores, dots
+        fields.frombytes(total.to_bytes(2 * len(self.rows), sys.byteorder))
+        return fields
 
-    def _pack(self) -> tuple[list[int], int, int]:
-        def packed(values: array[int]) -> int:
-            return int.from_bytes(values.tobytes(), sys.byteorder)
+    def reaching(self, total: int, cut: float) -> list[int]:
+        """The positions of every row whose dense part alone can score ``cut`` (dense dot
+        >= cut * sqrt(norm)), and maybe a few more: each field less its threshold, the
+        top bits of all at once."""
+        count = len(self.rows)
+        if cut <= 0:
+            return list(range(count))
+        assert self._packed is not None  # dots() packed the block
+        packed = self._packed
+        # floor(4 * cut) * floor(root / 4) <= cut * root, an integer a passing dot reaches;
+        # lowered where it could borrow from the next field (fewer rows ruled out)
+        step = min(math.floor(cut * _ROOT_UNIT), _THRESHOLD_MOST // max(1, packed.rho_most))
+        passed = (total - step * packed.rhos) & packed.tops
+        if not passed:
+            return []
+        high = passed.to_bytes(2 * count, "little")[1::2]
+        positions = []
+        at = high.find(_TOPS >> 8)
+        while at >= 0:
+            positions.append(at)
+            at = high.find(_TOPS >> 8, at + 1)
+        return positions
 
-        ones = packed(array("H", [1]) * len(self.rows))
-        base = _BIAS * ones - packed(self.offsets)
-        return [packed(column) for column in self.columns], base, ones
+
+class _Packed:
+    """A block's columns, each one int of 16-bit fields (a field per row), and what
+    :meth:`_Block.dots` and :meth:`_Block.reaching` add to them."""
+
+    __slots__ = ("base", "columns", "ones", "rho_most", "rhos", "tops")
+
+    def __init__(self, block: _Block) -> None:
+        self.ones = _packed(array("H", [1]) * len(block.rows))
+        self.base = _BIAS * self.ones - _packed(block.offsets)
+        self.columns = [_packed(column) for column in block.columns]
+        self.rhos = _packed(block.rhos)
+        self.rho_most = max(block.rhos, default=0)
+        self.tops = _TOPS * self.ones
+
+
+def _packed(values: array[int]) -> int:
+    return int.from_bytes(values.tobytes(), sys.byteorder)
 
 
 class HashedRows:
@@ -131,6 +159,7 @@ class HashedRows:
     def __init__(self) -> None:
         self._codes: list[HashedCode] = []
         self._offsets = array("H")  # per row: 15 * sum(shifted tail)
+        self._norms = array("d")  # per row: its squared norm
         self._roots = array("d")  # per row: sqrt(norm)
         self._weights = array("d")  # per row: 1 / sqrt(norm)
         self._spreads = array("d")  # per row: sqrt(dense norm / norm)
@@ -148,6 +177,7 @@ class HashedRows:
         row = len(self._codes)
         self._codes.append(code)
         self._offsets.append(_SHIFT * sum(code.shifted))
+        self._norms.append(code.norm)
         self._roots.append(math.sqrt(code.norm))
         weight = 1.0 / self._roots[row]
         self._weights.append(weight)
@@ -173,17 +203,11 @@ class HashedRows:
         if at is None or len(self._blocks[at].rows) == _BLOCK:
             at = self._open[tier] = len(self._blocks)
             self._blocks.append(_Block())
-        block = self._blocks[at]
-        block.add(row, code, self._offsets[row], self._spreads[row])
-        if row in self._dead:
-            block.dead.append(len(block.rows) - 1)
-        self._block_of.append(at)
+        self._blocks[at].add(row, code, self._offsets[row], self._spreads[row])
 
     def discard(self, row: int) -> None:
         """A deleted row: never among the nearest again."""
         self._dead.add(row)
-        block = self._blocks[self._block_of[row]]
-        block.dead.append(bisect_left(block.rows, row))
 
     def nearest(self, query: HashedCode, wanted: int) -> list[tuple[int, float]]:
         """Every live row that can be among the ``wanted`` nearest to ``query``: the rows
@@ -196,33 +220,73 @@ class HashedRows:
             del shared[row]
         spread = math.sqrt(query.norm - len(query.buckets) * _TERM_DOT)
         offset = _SHIFT * sum(query.shifted) - _DENSE * _SHIFT * _SHIFT
-        flat = len(self._codes) <= _FLAT  # one tier: scored whole, shared buckets and all
-        found = [] if flat else self._sharing(query, shared, spread, offset, wanted)
-        floor = _floor(found, wanted)
         weights = [(column, value) for column, value in enumerate(query.shifted) if value]
+        dots: dict[int, tuple[int, array[int]]] = {}  # by block: its dots and their fields
+        if len(self._codes) <= _FLAT:  # one tier, rows in order: sharing rows from its dots
+            every = array("H")
+            for at, block in enumerate(self._blocks):
+                total = block.dots(weights, offset)
+                dots[at] = total, block.fields(total)
+                every += dots[at][1]
+            roots = self._roots
+            found = [
+                ((dot := count * _TERM_DOT + every[row] - _BIAS) / roots[row], row, dot)
+                for row, count in shared.items()
+            ]
+        else:
+            found = self._sharing(query, shared, spread, offset, wanted)
+        floor = _floor(found, wanted)
         blocks = sorted(((block.spread, at) for at, block in enumerate(self._blocks)), reverse=True)
         for most, at in blocks:
-            if not flat and spread * most * (1 + 1e-12) < floor:
+            if spread * most * (1 + 1e-12) < floor:
                 break
             block = self._blocks[at]
-            scores, dots = block.scores(weights, offset, shared if flat else None)
-            cut = floor
-            if len(found) < wanted and len(scores) - len(block.dead) >= wanted:
-                sample = scores[:: max(1, len(scores) // (4 * wanted))]
-                if len(sample) >= wanted:  # its wanted-th best is no better than the block's
-                    cut = max(cut, sorted(sample)[-wanted])
-            rows = block.rows
-            for position in compress(range(len(scores)), map(ge, scores, repeat(cut))):
-                if flat or rows[position] not in shared:  # else scored with its buckets above
-                    found.append((scores[position], rows[position], dots[position]))
+            if at in dots:
+                total, fields = dots[at]
+            else:
+                total = block.dots(weights, offset)
+                fields = block.fields(total)
+            found, floor = self._reaching(block, total, fields, shared, found, wanted)
+        found = [entry for entry in found if entry[0] >= floor]
+        if not found:
+            return []
+        found.sort(key=itemgetter(1))
+        _, rows, products = zip(*found, strict=True)
+        norms = map(self._norms.__getitem__, rows)
+        distances = map(pg_cosine_distance, products, repeat(query.norm), norms)
+        return list(zip(rows, distances, strict=True))
+
+    def _reaching(
+        self,
+        block: _Block,
+        total: int,
+        fields: array[int],
+        shared: Counter[int],
+        found: list[tuple[float, int, int]],
+        wanted: int,
+    ) -> tuple[list[tuple[float, int, int]], float]:
+        """``found`` with the block's rows sharing no bucket that can be among the
+        ``wanted`` best, and the floor they set. The rows reaching a cut are scored; the
+        cut is the floor once ``wanted`` rows are found, else a guess from a sample of
+        the block, lowered until the floor is no higher than it (then no row below the
+        cut can be among the best)."""
+        rows, roots, dead = block.rows, block.roots, self._dead
+        floor = _floor(found, wanted)
+        guesses = _guesses(block, fields, wanted - len(found))
+        cut = floor if len(found) >= wanted else next(guesses, -math.inf)
+        scored: set[int] = set()
+        while True:
+            for position in block.reaching(total, cut):
+                row = rows[position]
+                if position in scored or row in shared or row in dead:
+                    continue
+                scored.add(position)
+                dot = fields[position] - _BIAS
+                found.append((dot / roots[position], row, dot))
             floor = _floor(found, wanted)
-            found = [entry for entry in found if entry[0] >= floor]
-        norm = query.norm
-        codes = self._codes
-        return [
-            (row, pg_cosine_distance(dot, norm, codes[row].norm))
-            for _, row, dot in sorted(found, key=itemgetter(1))
-        ]
+            if floor >= cut:
+                return [entry for entry in found if entry[0] >= floor], floor
+            cut = floor if len(found) >= wanted else next(guesses, -math.inf)
 
     def _sharing(
         self, query: HashedCode, shared: Counter[int], spread: float, offset: int, wanted: int
@@ -267,10 +331,22 @@ class HashedRows:
         return found
 
 
+def _guesses(block: _Block, fields: array[int], need: int) -> Iterator[float]:
+    """Cuts to try, highest first, for about ``need`` of the block's rows: the scores of
+    a sample's best rows, dense part alone (a guess; the caller checks it)."""
+    step = max(1, need // _SAMPLED)
+    sample = sorted(map(truediv, map(sub, fields[::step], repeat(_BIAS)), block.roots[::step]))
+    rank = _SAMPLED + 1
+    while rank <= len(sample):
+        score = sample[-rank]
+        yield score - 2 * _MARGIN * abs(score)  # a floor at this score is no higher
+        rank *= 2
+
+
 def _floor(found: list[tuple[float, int, int]], wanted: int) -> float:
     """The lowest score a row can have and still be within rounding of the ``wanted``-th
     best of ``found`` (no floor while there are fewer)."""
     if len(found) < wanted:
-        return -sys.float_info.max  # a deleted row scores -inf, below every floor
-    edge = sorted(entry[0] for entry in found)[-wanted]
+        return -sys.float_info.max
+    edge = sorted(map(itemgetter(0), found))[-wanted]
     return edge - _MARGIN * abs(edge)

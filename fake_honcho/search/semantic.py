@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Literal, TypeVar
 
 from fake_honcho.search.embedding import ENCODING, MAX_INPUT_TOKENS, Embedder, HashedEmbedder
@@ -294,8 +295,8 @@ class MessageEmbeddings:
         if wanted == 0:
             return []
         ranked = space.nearest.nearest(target, wanted)  # type: ignore[arg-type]
-        ordered = sorted(ranked, key=lambda pair: _sortable(pair[1]))
-        head = [_sortable(distance) for _, distance in ordered[: wanted + 1]]
+        ordered = sorted(ranked, key=itemgetter(1))  # never NaN: every code has a norm
+        head = [distance for _, distance in ordered[: wanted + 1]]
         if len(set(head)) < len(head):  # a tie among the nearest, or at the cut
             return None
         return [row for row, _ in ordered[:wanted]]

@@ -58,12 +58,6 @@ def load(encoding: str = ENCODING) -> Any:
     )
 
 
-def token_count(text: str) -> int:
-    """``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``, by word where
-    that is exact (:mod:`fake_honcho.store.word_counts`)."""
-    return _by_words(text) if text else 0
-
-
 def _count_whole(text: str) -> int:
     """tiktoken's count of the whole of ``text``."""
     if not text.isascii():
@@ -77,7 +71,9 @@ def _count_whole(text: str) -> int:
     return len(load().encode_ordinary(text))
 
 
-_by_words = WordCounts(_count_whole)
+token_count = WordCounts(_count_whole).count
+"""``len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))``, by word where
+that is exact (:mod:`fake_honcho.store.word_counts`)."""
 
 
 def estimate_tokens(text: str) -> int:
