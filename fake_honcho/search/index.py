@@ -38,8 +38,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from itertools import repeat
-from operator import add
+from itertools import islice, repeat
+from operator import add, itemgetter, lt
 
 from fake_honcho.search.chars import pg_lower
 from fake_honcho.search.english import plainto_tsquery, to_tsvector
@@ -242,7 +242,8 @@ class SearchIndex:
                 order.sort(key=messages.in_session.__getitem__)
                 order.sort(key=messages.sessions.__getitem__)  # stable: session, position
             if where is None:  # rows are read only for the answer
-                live = list(filter(messages.ids.__getitem__, order))  # None once deleted
+                # An id is None once deleted; with none deleted, every row is live.
+                live = list(filter(messages.ids.__getitem__, order)) if self.dead else order
                 keys = self._keys(index, query, live)
                 best = [live[at] for at in first(keys, 2 * limit, taken)]
                 return [row for _, row in self._rows(best, None)]
@@ -264,7 +265,11 @@ class SearchIndex:
         """Sequence numbers of the workspace's messages that the server's WHERE keeps."""
         found = self._substring(index, query)
         wanted = _lexemes_of(query)
-        if wanted:
+        if wanted and len(set(wanted)) == 1:  # its occurrences' messages, added in C
+            posting = index.lexemes.get(wanted[0])
+            if posting is not None:
+                found.update(posting.seqs)
+        elif wanted:
             found |= self._with_lexemes(index, wanted)
         return found
 
@@ -331,17 +336,31 @@ class SearchIndex:
             fits.append(fitting)
         if last == 0:
             return _holders(runs, fits[0])
-        weights = [
-            len(runs[fitting[0]])
-            if len(fitting) == 1
-            else sum(map(len, map(runs.__getitem__, fitting)))
-            for fitting in fits
-        ]
-        order = sorted(range(len(fits)), key=weights.__getitem__)
-        candidates = _holders(runs, fits[order[0]])
+        # The messages of a fitting's runs number at least its runs (each has one): the
+        # exact count, a sum over its runs, is taken only where that bound leaves the
+        # piece in the running (to be the rarest, then to narrow at a worthwhile cost).
+        counted: dict[int, int] = {}
+
+        def count(at: int) -> int:
+            found = counted.get(at)
+            if found is None:
+                found = counted[at] = sum(map(len, map(runs.__getitem__, fits[at])))
+            return found
+
+        bounds = [len(runs[fitting[0]]) if len(fitting) == 1 else len(fitting) for fitting in fits]
+        order = sorted(range(len(fits)), key=bounds.__getitem__)
+        rarest = order[0]
         for at in order[1:]:
-            if not candidates or weights[at] > _NARROWING * len(candidates):
+            if bounds[at] >= count(rarest):
                 break
+            if count(at) < count(rarest):
+                rarest = at
+        candidates = _holders(runs, fits[rarest])
+        for at in order:
+            if not candidates or bounds[at] > _NARROWING * len(candidates):
+                break
+            if at == rarest or count(at) > _NARROWING * len(candidates):
+                continue
             fitting = fits[at]
             if len(fitting) == 1:
                 candidates.intersection_update(runs[fitting[0]])
@@ -356,7 +375,7 @@ class SearchIndex:
         full keys do: a row of rank 0 has its recency alone, and only the rows a query
         lexeme ranks need adding to.
         """
-        keys = list(map(self.messages.recency.__getitem__, seqs))
+        keys = _pick(self.messages.recency, seqs)
         wanted = _lexemes_of(query)
         distinct = set(wanted or ())
         if len(distinct) < 2:
@@ -380,17 +399,43 @@ def _rank_single(occurrences: array[int], seqs: list[int], keys: list[int]) -> l
     ``occurrences``: sequence numbers, ascending, one per position)."""
     if len(seqs) * 16 > len(occurrences):  # few occurrences: one pass over them, in C
         held = Counter(occurrences)
+        raises = _single_raises(max(held.values(), default=0))
         if len(held) * 4 < len(seqs):  # and few rows hold it: raise theirs alone
-            where = dict(zip(seqs, range(len(seqs)), strict=True))
-            for seq, count in held.items():
-                at = where.get(seq)
-                if at is not None:
-                    keys[at] += _single_raise(count)
+            for seq, at in _places(seqs, held):
+                keys[at] += raises[held[seq]]
             return keys
         counts: Iterable[int] = map(held.get, seqs, repeat(0))
     else:  # many occurrences: count each row's by bisection
         counts = [bisect_right(occurrences, seq) - bisect_left(occurrences, seq) for seq in seqs]
-    return list(map(add, map(_single_raise, counts), keys))
+        raises = _single_raises(max(counts, default=0))
+    return list(map(add, map(raises.__getitem__, counts), keys))
+
+
+def _places(seqs: list[int], wanted: Iterable[int]) -> Iterable[tuple[int, int]]:
+    """(seq, its index in ``seqs``) for each of ``wanted`` that ``seqs`` holds: by
+    bisection where ``seqs`` ascends (the plan's order, mostly), else by a lookup table."""
+    if all(map(lt, seqs, islice(seqs, 1, None))):
+        for seq in wanted:
+            at = bisect_left(seqs, seq)
+            if at < len(seqs) and seqs[at] == seq:
+                yield seq, at
+    else:
+        where = dict(zip(seqs, range(len(seqs)), strict=True))
+        for seq in wanted:
+            found = where.get(seq)
+            if found is not None:
+                yield seq, found
+
+
+_SINGLE_RAISES = [0]
+
+
+def _single_raises(most: int) -> list[int]:
+    """What a one-lexeme query's rank adds to a key, by the lexeme's count in the row
+    (0 to ``most`` at least): a list, as the rows are many and the counts few."""
+    while len(_SINGLE_RAISES) <= most:
+        _SINGLE_RAISES.append(_raise(rank_single(len(_SINGLE_RAISES))))
+    return _SINGLE_RAISES
 
 
 _RANK_BITS = struct.Struct("<f")
@@ -414,9 +459,9 @@ def _raise(rank: float) -> int:
     return _key(rank) - _UNRANKED
 
 
-@lru_cache(maxsize=512)
-def _single_raise(count: int) -> int:
-    return _raise(rank_single(count)) if count else 0
+def _pick(values: array[int], at: list[int]) -> list[int]:
+    """``[values[i] for i in at]``, in C (an array's ``__getitem__`` mapped costs twice as much)."""
+    return list(itemgetter(*at)(values)) if len(at) > 1 else [values[i] for i in at]
 
 
 def _holders(runs: dict[str, array[int]], fitting: list[str]) -> set[int]:

@@ -50,6 +50,7 @@ _SHIFT = _DENSE_RANGE  # a tail value plus this is never negative (HashedCode.sh
 _DENSE_MOST = _DENSE * _DENSE_RANGE * _DENSE_RANGE  # the largest |dense dot product|
 _BIAS = 1 << 15  # a field holds dense dot + bias: 32,768 +- 7,200, in 16 bits
 _TOPS = 0x8000  # a field's top bit: set where dense dot + bias - threshold >= bias
+_HIGH = 1 if sys.byteorder == "little" else 0  # where a field's high byte is, of its two
 _ROOT_UNIT = 4  # thresholds are floor(4 * cut) * floor(sqrt(norm) / 4) <= cut * sqrt(norm)
 _THRESHOLD_MOST = _BIAS - _DENSE_MOST  # past it, a field minus its threshold could borrow
 _BLOCK = 1024
@@ -57,7 +58,7 @@ _FLAT = 4096  # rows up to which one tier holds them all
 # bucket counts where tiers start: fine where a shared bucket weighs most
 _TIERS = (2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128, 192)
 _MARGIN = 1e-9  # rows within this relative distance of the cut are all compared exactly
-_SAMPLED = 4  # a first cut is the score about this many rows of a sample reach
+_SAMPLE = 128  # rows of a block sampled for a first cut
 
 
 class _Block:
@@ -120,7 +121,7 @@ class _Block:
         passed = (total - step * packed.rhos) & packed.tops
         if not passed:
             return []
-        high = passed.to_bytes(2 * count, "little")[1::2]
+        high = passed.to_bytes(2 * count, sys.byteorder)[_HIGH::2]
         positions = []
         at = high.find(_TOPS >> 8)
         while at >= 0:
@@ -246,7 +247,7 @@ class HashedRows:
             else:
                 total = block.dots(weights, offset)
                 fields = block.fields(total)
-            found, floor = self._reaching(block, total, fields, shared, found, wanted)
+            found, floor = self._reaching(block, total, fields, shared, found, floor, wanted)
         found = [entry for entry in found if entry[0] >= floor]
         if not found:
             return []
@@ -263,15 +264,15 @@ class HashedRows:
         fields: array[int],
         shared: Counter[int],
         found: list[tuple[float, int, int]],
+        floor: float,
         wanted: int,
     ) -> tuple[list[tuple[float, int, int]], float]:
-        """``found`` with the block's rows sharing no bucket that can be among the
-        ``wanted`` best, and the floor they set. The rows reaching a cut are scored; the
-        cut is the floor once ``wanted`` rows are found, else a guess from a sample of
-        the block, lowered until the floor is no higher than it (then no row below the
-        cut can be among the best)."""
+        """``found`` (whose floor is ``floor``) with the block's rows sharing no bucket
+        that can be among the ``wanted`` best, and the floor they set. The rows reaching
+        a cut are scored; the cut is the floor once ``wanted`` rows are found, else a
+        guess from a sample of the block, lowered until the floor is no higher than it
+        (then no row below the cut can be among the best)."""
         rows, roots, dead = block.rows, block.roots, self._dead
-        floor = _floor(found, wanted)
         guesses = _guesses(block, fields, wanted - len(found))
         cut = floor if len(found) >= wanted else next(guesses, -math.inf)
         scored: set[int] = set()
@@ -332,11 +333,12 @@ class HashedRows:
 
 
 def _guesses(block: _Block, fields: array[int], need: int) -> Iterator[float]:
-    """Cuts to try, highest first, for about ``need`` of the block's rows: the scores of
-    a sample's best rows, dense part alone (a guess; the caller checks it)."""
-    step = max(1, need // _SAMPLED)
+    """Cuts to try, highest first, for about ``need`` of the block's rows: the scores
+    (dense part alone) of a sample of about :data:`_SAMPLE` rows, from the one about
+    ``need`` rows of the block outrank down (a guess; the caller checks it)."""
+    step = max(1, len(fields) // _SAMPLE)
     sample = sorted(map(truediv, map(sub, fields[::step], repeat(_BIAS)), block.roots[::step]))
-    rank = _SAMPLED + 1
+    rank = -(-need // step)
     while rank <= len(sample):
         score = sample[-rank]
         yield score - 2 * _MARGIN * abs(score)  # a floor at this score is no higher

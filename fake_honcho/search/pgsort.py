@@ -18,13 +18,12 @@ reimplementation of those algorithms' steps, so a tie comes back where the serve
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import nsmallest
-from itertools import compress, islice, pairwise, repeat
-from operator import lt
+from itertools import compress, pairwise, repeat
+from operator import le, lt
 from typing import TypeVar
 
 K = TypeVar("K")
-_SORT_ALL = 256  # rows up to which sorting them all beats picking the smallest
+_BLOCK = 32  # rows the bounded heap tests against one root at a time
 
 
 def top(keys: Sequence[K], limit: int) -> list[int]:
@@ -52,19 +51,44 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
     doing), so only then are the server's steps replayed, unless the quicksort would
     keep them stable (fewer than 7 rows, or rows already in order).
     """
-    rows = range(len(keys))
-    if len(keys) > _SORT_ALL:  # the few smallest, without sorting the rest (ties by row)
-        order = nsmallest(taken + 1, rows, key=keys.__getitem__)  # type: ignore[arg-type]
-    else:
-        order = sorted(rows, key=keys.__getitem__)  # type: ignore[arg-type]
-    head = [keys[row] for row in order[: taken + 1]]
-    if all(a < b for a, b in pairwise(head)):  # type: ignore[operator]
-        return order[:taken]
-    if len(keys) <= 2 * limit and (len(keys) < 7 or order == list(rows)):
-        # The quicksort's insertion sort (below 7 rows) is stable, and rows already in
-        # order come back as they are: both are the stable order ``sorted`` gave.
-        return order[:taken]
-    return top(keys, limit)[:taken]
+    count = len(keys)
+    if count <= 2 * limit:  # the server quicksorts them all
+        order = sorted(range(count), key=keys.__getitem__)  # type: ignore[arg-type]
+        if (
+            _distinct([keys[row] for row in order[: taken + 1]])
+            or count < 7
+            or order == list(range(count))
+        ):
+            # The quicksort's insertion sort (below 7 rows) is stable, and rows already
+            # in order come back as they are: both are the stable order ``sorted`` gave.
+            return order[:taken]
+        return top(keys, limit)[:taken]
+    head = _smallest(keys, taken + 1)
+    if not _distinct(head):
+        return _bounded_heap(keys, limit)[:taken]
+    if taken == 0:
+        return []
+    # No tie: each of the ``taken`` smallest keys is one row's.
+    rows = list(compress(range(count), map(le, keys, repeat(head[taken - 1]))))  # type: ignore[arg-type]
+    rows.sort(key=keys.__getitem__)  # type: ignore[arg-type]
+    return rows
+
+
+def _distinct(ordered: list[K]) -> bool:
+    """Whether sorted ``ordered`` holds no key twice."""
+    return all(a < b for a, b in pairwise(ordered))  # type: ignore[operator]
+
+
+def _smallest(keys: Sequence[K], count: int) -> list[K]:
+    """The ``count`` smallest of ``keys`` (at least ``count`` of them), in order.
+
+    A cut (the ``count``-th smallest of a sample: the last rows, the newest in a plan's
+    order) is no lower than the answer's last key, so C drops every key above it, and
+    those equal to it are only counted: ties are common, and a tie needs no sorting.
+    """
+    cut = sorted(keys[-4 * count :])[count - 1]  # type: ignore[index,type-var]
+    below = sorted(compress(keys, map(lt, keys, repeat(cut))))  # type: ignore[arg-type,type-var]
+    return below[:count] + [cut] * (count - len(below))
 
 
 def _cmp(keys: Sequence[K], a: int, b: int) -> int:
@@ -155,49 +179,65 @@ def _bounded_heap(keys: Sequence[K], limit: int) -> list[int]:
     """``make_bounded_heap`` + ``sort_bounded_heap``: a max-heap of the best ``limit``.
 
     The server runs the heap with the sort direction reversed; here that is written
-    out: "reversed a > b" is ``keys[a] < keys[b]``.
+    out: "reversed a > b" is ``keys[a] < keys[b]``. Each slot's key is kept beside its
+    row (``held``), so a step compares keys without looking them up.
     """
-    heap: list[int] = []
-
-    def sift_down(row: int, size: int) -> None:  # tuplesort_heap_replace_top
-        key = keys[row]
-        hole = 0
-        child = 1
-        while child < size:
-            if child + 1 < size and keys[heap[child]] < keys[heap[child + 1]]:  # type: ignore[operator]
-                child += 1
-            if key >= keys[heap[child]]:  # type: ignore[operator]
-                break
-            heap[hole] = heap[child]
-            hole = child
-            child = 2 * hole + 1
-        heap[hole] = row
-
     count = min(limit, len(keys))
+    heap: list[int] = []
+    held: list[K] = []
     for row in range(count):  # tuplesort_heap_insert
         key = keys[row]
         heap.append(row)
+        held.append(key)
         j = row
         while j > 0:
             parent = (j - 1) >> 1
-            if key <= keys[heap[parent]]:  # type: ignore[operator]
+            above = held[parent]
+            if key <= above:  # type: ignore[operator]
                 break
             heap[j] = heap[parent]
+            held[j] = above
             j = parent
         heap[j] = row
+        held[j] = key
     if count == limit:
-        root = keys[heap[0]]
-        # The root only falls, so a row not below it now never gets in: test the rest in C.
-        rest = range(limit, len(keys))
-        below = map(lt, islice(keys, limit, None), repeat(root))  # type: ignore[arg-type]
-        for row in compress(rest, below):
-            if keys[row] < root:  # type: ignore[operator]
-                sift_down(row, limit)
-                root = keys[heap[0]]
+        # The root only falls, so a row not below it now never gets in: C tests each
+        # block of rows against the root the block starts with.
+        for start in range(limit, len(keys), _BLOCK):
+            root = held[0]
+            block = keys[start : start + _BLOCK]
+            below = map(lt, block, repeat(root))  # type: ignore[arg-type]
+            rows = range(start, start + len(block))
+            for row, key in compress(zip(rows, block, strict=True), below):
+                if key < root:  # type: ignore[operator]
+                    _sift_down(heap, held, row, key, limit)
+                    root = held[0]
     size = len(heap)
     while size > 1:  # unheapify: the root (largest left) goes to the freed end slot
         top_row = heap[0]
         size -= 1
-        sift_down(heap[size], size)
+        _sift_down(heap, held, heap[size], held[size], size)
         heap[size] = top_row
     return heap
+
+
+def _sift_down(heap: list[int], held: list[K], row: int, key: K, size: int) -> None:
+    """``tuplesort_heap_replace_top``: ``row`` (its key ``key``) replaces the root of
+    ``heap[:size]`` and sinks to its place (``held``: the slots' keys)."""
+    hole = 0
+    child = 1
+    while child < size:
+        below = held[child]
+        if child + 1 < size:
+            right = held[child + 1]
+            if below < right:  # type: ignore[operator]
+                child += 1
+                below = right
+        if key >= below:  # type: ignore[operator]
+            break
+        heap[hole] = heap[child]
+        held[hole] = below
+        hole = child
+        child = 2 * hole + 1
+    heap[hole] = row
+    held[hole] = key

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from fake_honcho import FakeHoncho
 from fake_honcho.search import SearchIndex, has_special_chars
 from fake_honcho.search.chars import pg_lower
-from fake_honcho.search.index import _rank_single, _single_raise
+from fake_honcho.search.index import _raise, _rank_single
+from fake_honcho.search.rank import rank_single
 from fake_honcho.store.state import Store
 
 from .conftest import record_scans
@@ -331,5 +332,5 @@ def test_single_lexeme_keys_are_raised_by_each_rows_count_on_every_path(
 ) -> None:
     """Few holders, many rows holding it, or a long posting: the same keys."""
     base = [1000 * seq for seq in seqs]
-    expected = [1000 * seq + _single_raise(occurrences.count(seq)) for seq in seqs]
+    expected = [1000 * seq + _raise(rank_single(occurrences.count(seq))) for seq in seqs]
     assert _rank_single(array("I", sorted(occurrences)), seqs, list(base)) == expected

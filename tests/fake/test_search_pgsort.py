@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fake_honcho.search.pgsort import first, top
+from fake_honcho.search.pgsort import _smallest, first, top
 
 
 @settings(max_examples=400, deadline=None)
@@ -53,3 +53,14 @@ def test_small_or_presorted_rows_keep_the_stable_order_the_replay_gives(
     keys = sorted(keys) if presorted else keys
     taken = data.draw(st.integers(min_value=0, max_value=limit))
     assert first(keys, limit, taken) == top(keys, limit)[:taken]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(st.integers(min_value=0, max_value=20), min_size=1, max_size=200),
+    data=st.data(),
+)
+def test_the_smallest_keys_are_the_sorted_keys_head(keys: list[int], data: st.DataObject) -> None:
+    """Whatever the cut the newest rows give, ties at it included."""
+    count = data.draw(st.integers(min_value=1, max_value=len(keys)))
+    assert _smallest(keys, count) == sorted(keys)[:count]
