@@ -1,6 +1,7 @@
 """`FakeHoncho`: one in-process Honcho v3 server and the ways to reach it.
 
-``fake.app`` is the core Starlette app wrapped, outermost first, in:
+``fake.app`` is the core Starlette app wrapped, outermost first, in (``RequestStack``: a
+request none of 2-4 applies to goes from the journal straight to its route):
 
 1. the request journal (``fake.requests``), so it sees every request and its final status;
 2. fault injection (``fake.faults``), so faulted requests are journaled with their fault;
@@ -29,12 +30,13 @@ from starlette.types import ASGIApp
 
 from fake_honcho.deriver import BatchGate, Deriver, DeriverMode
 from fake_honcho.errors import REAL_BUGS, RealBugs
-from fake_honcho.harness.faults import FaultMiddleware, Faults, with_connection_drop
-from fake_honcho.harness.journal import Journal, JournalMiddleware
+from fake_honcho.harness.faults import Faults, with_connection_drop
+from fake_honcho.harness.journal import Journal
 from fake_honcho.harness.persistence import StateFile
+from fake_honcho.harness.stack import RequestStack
 from fake_honcho.http.app import HonchoApp, build_app
 from fake_honcho.http.auth import AuthMiddleware
-from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS, CORSMiddleware
+from fake_honcho.http.http_rules import DEFAULT_CORS_ORIGINS
 from fake_honcho.http.ignored import MODES, IgnoredFieldsMode
 from fake_honcho.http.keyring import JwtKeyring, Keyring, OpaqueKeyring, iso_utc
 from fake_honcho.http.permissions import Rule
@@ -180,14 +182,12 @@ class FakeHoncho:
             self.deriver.wake()  # replayed work still queued
 
     def _stack(self, core: HonchoApp) -> ASGIApp:
-        app: ASGIApp = core
+        auth = None
         if self.keyring is not None:
-            app = AuthMiddleware(
-                app, self.keyring, core.router, self.store, overrides=self.rule_overrides
+            auth = AuthMiddleware(
+                core, self.keyring, core.router, self.store, overrides=self.rule_overrides
             )
-        app = CORSMiddleware(app, self.cors_origins)
-        app = FaultMiddleware(app, self.faults)
-        return JournalMiddleware(app, self.requests)
+        return RequestStack(core, self.requests, self.faults, self.cors_origins, auth)
 
     def warned_once(self, key: tuple[str, ...]) -> bool:
         """True the first time ``key`` (route and field) is seen since the last reset."""

@@ -436,6 +436,11 @@ class Faults:
     def __repr__(self) -> str:
         return f"<Faults {[fault.rule.spec for fault in self]}>"
 
+    @property
+    def armed(self) -> bool:
+        """Whether any rule is installed (spent ones included); read without the lock."""
+        return bool(self._faults)
+
     def match(self, method: str, path: str) -> Fault | None:
         """The rule firing on this request (counted), or None to serve it normally."""
         if not self._faults or path.startswith(CONTROL_PREFIX):

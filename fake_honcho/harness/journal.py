@@ -33,6 +33,9 @@ __all__ = [
     "Journal",
     "JournalEntry",
     "JournalMiddleware",
+    "Recording",
+    "journaled",
+    "recording",
 ]
 
 FAULT_SCOPE_KEY = "fake_honcho.fault"
@@ -78,7 +81,10 @@ class JournalEntry:
         self.method = method
         self.path = path
         self.query_string = query_string
-        self._packed = _pack(body, decoded)
+        # Most bodies are short: kept as they are, without a call to _pack.
+        size = len(body)
+        short = size < COMPRESS_FROM and (decoded is None or size <= SPLICE_FROM)
+        self._packed = body if short else _pack(body, decoded)
         self.status = status
         self.fault = fault
         self.ignored = ignored
@@ -318,20 +324,33 @@ class JournalMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # Read the whole body first, so refused requests (401, faults) are journaled with it.
-        message = await receive()
-        if message["type"] == "http.request" and not message.get("more_body", False):
-            body: bytes = message.get("body", b"")  # all of it in one message, as usual
-            disconnected = False
-        else:
-            body, disconnected = await _rest_of_body(message, receive)
-        if not disconnected:
-            scope[BODY_SCOPE_KEY] = body
-        request = _Recording(self.journal, scope, body, disconnected, receive, send)
-        try:
-            await self.app(scope, request.receive, request.send)
-        finally:
-            request.record()
+        await journaled(self.journal, self.app, scope, receive, send)
+
+
+async def journaled(
+    journal: Journal, app: ASGIApp, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Call ``app`` with an HTTP request, journaling it (see :func:`recording`)."""
+    request = await recording(journal, scope, receive, send)
+    try:
+        await app(scope, request.receive, request.send)
+    finally:
+        request.record()
+
+
+async def recording(journal: Journal, scope: Scope, receive: Receive, send: Send) -> Recording:
+    """Start journaling an HTTP request: its whole body read (so refused requests, 401s and
+    faults, are journaled with it) and left under ``scope[BODY_SCOPE_KEY]``; the app is then
+    called with the recording's ``receive`` and ``send``, and ``record()`` called at its end."""
+    message = await receive()
+    if message["type"] == "http.request" and not message.get("more_body", False):
+        body: bytes = message.get("body", b"")  # all of it in one message, as usual
+        disconnected = False
+    else:
+        body, disconnected = await _rest_of_body(message, receive)
+    if not disconnected:
+        scope[BODY_SCOPE_KEY] = body
+    return Recording(journal, scope, body, disconnected, receive, send)
 
 
 _HOST_HEADER = b"x-honcho-host"
@@ -357,7 +376,7 @@ async def _rest_of_body(message: Message, receive: Receive) -> tuple[bytes, bool
 
 
 @dataclass(slots=True)
-class _Recording:
+class Recording:
     """One request passing through: its body replayed to the app, its status noted, and
     its journal entry made once (before the answer's last chunk leaves, or at the end)."""
 

@@ -43,6 +43,7 @@ __all__ = [
     "UNHANDLED_SCOPE_KEY",
     "CORSMiddleware",
     "decode_json",
+    "has_origin",
     "in_honcho_order",
     "is_json",
     "without_implicit_head",
@@ -202,10 +203,7 @@ class CORSMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, _value in scope["headers"]:
-            if name == b"origin":
-                break
-        else:  # no Origin: not a CORS request (a plain loop: no generator per request)
+        if not has_origin(scope):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
@@ -252,6 +250,14 @@ class CORSMiddleware:
             await send(message)
 
         return sending
+
+
+def has_origin(scope: Scope) -> bool:
+    """Whether an HTTP request carries ``Origin``: a CORS request."""
+    for name, _value in scope["headers"]:  # noqa: SIM110 - a plain loop: no generator per request
+        if name == b"origin":
+            return True
+    return False
 
 
 def decode_json(raw: bytes) -> Any:

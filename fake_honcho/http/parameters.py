@@ -92,10 +92,9 @@ async def check_request(request: Request, route: BaseRoute) -> None:
     decoding error, or a 422 listing every refused query parameter and then the body's
     errors (nothing for a route without an operation: the fake's own control routes)."""
     fake = fake_of(request)
-    operation = operation_for(route, fake.version)
-    if operation is None:
+    checks = _checks_of(route, fake.version)
+    if checks is None:
         return
-    checks = checks_for(operation, fake.version)
     json_body = checks.body is not None and is_json(request.headers.get("content-type"))
     if json_body and await body_bytes(request):
         # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
@@ -121,6 +120,21 @@ async def check_request(request: Request, route: BaseRoute) -> None:
         except RequestValidationError as error:
             items += error.items
     raise RequestValidationError(items)
+
+
+_CHECKS_ATTRIBUTE = "_fake_honcho_checks"
+
+
+def _checks_of(route: BaseRoute, version: HonchoVersion) -> Checks | None:
+    """:func:`checks_for` the route's operation at ``version``, kept on the route for the
+    version it last served (hashing a version per request costs more than the lookup)."""
+    kept: tuple[HonchoVersion, Checks | None] | None = getattr(route, _CHECKS_ATTRIBUTE, None)
+    if kept is not None and kept[0] is version:
+        return kept[1]
+    operation = operation_for(route, version)
+    checks = None if operation is None else checks_for(operation, version)
+    setattr(route, _CHECKS_ATTRIBUTE, (version, checks))
+    return checks
 
 
 def _no_models(_: Any) -> bool:

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.http.parameters import check_request
 
-__all__ = ["DispatchRouter", "RoutedShortcut"]
+__all__ = ["DispatchRouter", "Found", "RoutedShortcut", "raising"]
 
 Table = dict[tuple[str, int], list["_Shape"]]
 Found = tuple["_Shape", dict[str, str]]
@@ -113,7 +113,7 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
                 raise RuntimeError(_STARTED) from error
             raise
         return
-    await wrap_app_handling_exceptions(_raising(failed), request)(scope, receive, send)
+    await wrap_app_handling_exceptions(raising(failed), request)(scope, receive, send)
 
 
 async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Response:
@@ -127,7 +127,9 @@ async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Respon
         return await endpoint(request)
 
 
-def _raising(error: Exception) -> ASGIApp:
+def raising(error: Exception) -> ASGIApp:
+    """An app that raises ``error``: for a handler stack to handle it as the app's."""
+
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         raise error
 
@@ -253,5 +255,9 @@ class RoutedShortcut:
         if found is None:
             await self.app(scope, receive, send)
             return
+        await self.serve(found, scope, receive, send)
+
+    async def serve(self, found: Found, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a request :meth:`DispatchRouter.match` found a route for."""
         scope["starlette.exception_handlers"] = self.handlers
         await self.router.handle_match(found, scope, receive, send)
