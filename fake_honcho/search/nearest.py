@@ -205,7 +205,6 @@ class HashedRows:
         self._postings: dict[int, array[int]] = {}
         self._blocks: list[_Block] = []
         self._open: dict[int, int] = {}  # the block each tier fills
-        self._block_of = array("I")  # per row
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -226,7 +225,7 @@ class HashedRows:
                 found = self._postings[bucket] = array("I")
             found.append(row)
         if row == _FLAT:  # from here on, in tiers
-            self._blocks, self._open, self._block_of = [], {}, array("I")
+            self._blocks, self._open = [], {}
             for earlier in range(row + 1):
                 self._place(earlier)
         else:
