@@ -427,15 +427,23 @@ def _places(seqs: list[int], wanted: Iterable[int]) -> Iterable[tuple[int, int]]
                 yield seq, found
 
 
-_SINGLE_RAISES = [0]
+_single_raise_table = [0]
 
 
 def _single_raises(most: int) -> list[int]:
     """What a one-lexeme query's rank adds to a key, by the lexeme's count in the row
-    (0 to ``most`` at least): a list, as the rows are many and the counts few."""
-    while len(_SINGLE_RAISES) <= most:
-        _SINGLE_RAISES.append(_raise(rank_single(len(_SINGLE_RAISES))))
-    return _SINGLE_RAISES
+    (0 to ``most`` at least): a list, as the rows are many and the counts few.
+
+    A longer table replaces the shared one whole, never appended to in place: two fakes
+    searching on two threads (a served fake and an in-process one) could otherwise both
+    append the value for the same count, and every later count would read its neighbour's.
+    """
+    global _single_raise_table
+    table = _single_raise_table
+    if len(table) <= most:
+        table = table + [_raise(rank_single(count)) for count in range(len(table), most + 1)]
+        _single_raise_table = table
+    return table
 
 
 _RANK_BITS = struct.Struct("<f")

@@ -334,3 +334,28 @@ def test_single_lexeme_keys_are_raised_by_each_rows_count_on_every_path(
     base = [1000 * seq for seq in seqs]
     expected = [1000 * seq + _raise(rank_single(occurrences.count(seq))) for seq in seqs]
     assert _rank_single(array("I", sorted(occurrences)), seqs, list(base)) == expected
+
+
+def test_single_lexeme_raises_stay_right_when_another_search_grows_the_table_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The table is shared by every fake of the process; a search on another thread (a
+    served fake) may grow it between two steps of this one, here stood in for by a call
+    from inside the first rank computed."""
+    from fake_honcho.search import index
+
+    monkeypatch.setattr(index, "_single_raise_table", [0])
+    interleaved: list[list[int]] = []
+    started: list[int] = []
+
+    def rank_with_another_search(count: int) -> float:
+        if not started:
+            started.append(count)
+            interleaved.append(index._single_raises(3))
+        return rank_single(count)
+
+    monkeypatch.setattr(index, "rank_single", rank_with_another_search)
+    expected = [_raise(rank_single(count)) if count else 0 for count in range(6)]
+    assert index._single_raises(5)[:6] == expected
+    assert interleaved == [expected[:4]]
+    assert index._single_raises(5)[:6] == expected
