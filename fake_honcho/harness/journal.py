@@ -81,10 +81,7 @@ class JournalEntry:
         self.method = method
         self.path = path
         self.query_string = query_string
-        # Most bodies are short: kept as they are, without a call to _pack.
-        size = len(body)
-        short = size < COMPRESS_FROM and (decoded is None or size <= SPLICE_FROM)
-        self._packed = body if short else _pack(body, decoded)
+        self._packed = _pack(body, decoded)
         self.status = status
         self.fault = fault
         self.ignored = ignored
