@@ -35,7 +35,7 @@ def top(keys: Sequence[K], limit: int) -> list[int]:
     count = len(keys)
     if count == 0 or limit <= 0:
         return []
-    if count > 2 * limit:
+    if _heap_sorted(count, limit):
         return _bounded_heap(keys, limit)
     rows = list(range(count))
     _quicksort(keys, rows, 0, count)
@@ -52,7 +52,7 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
     keep them stable (fewer than 7 rows, or rows already in order).
     """
     count = len(keys)
-    if count <= 2 * limit:  # the server quicksorts them all
+    if not _heap_sorted(count, limit):  # the server quicksorts them all
         order = sorted(range(count), key=keys.__getitem__)  # type: ignore[arg-type]
         if (
             _distinct([keys[row] for row in order[: taken + 1]])
@@ -72,6 +72,12 @@ def first(keys: Sequence[K], limit: int, taken: int) -> list[int]:
     rows = list(compress(range(count), map(le, keys, repeat(head[taken - 1]))))  # type: ignore[arg-type]
     rows.sort(key=keys.__getitem__)  # type: ignore[arg-type]
     return rows
+
+
+def _heap_sorted(count: int, limit: int) -> bool:
+    """Whether the server sorts ``count`` rows for ``LIMIT limit`` with its bounded heap
+    (more than twice the limit), not its quicksort."""
+    return count > 2 * limit
 
 
 def _distinct(ordered: list[K]) -> bool:
