@@ -108,8 +108,7 @@ class Deriver:
                 "session_id": session_id,
                 "session_uid": session.get("_internal_id"),
             }
-            tokens = {message["id"]: message["token_count"] for message in messages}
-            self._submit(shared, columns, tokens)
+            self._submit(shared, columns, messages)
         self._after_enqueue()
 
     def schedule_dream(
@@ -124,7 +123,7 @@ class Deriver:
         """Queue a dream for one (observer, observed) pair."""
         shared = {"workspace_id": workspace_id, "session_id": None, "session_uid": None}
         with self.store.lock:
-            self._submit(shared, queue.dream_columns(observer, observed, dream_type, rebuild), {})
+            self._submit(shared, queue.dream_columns(observer, observed, dream_type, rebuild))
         self._after_enqueue()
 
     def schedule_scope_task(
@@ -160,7 +159,7 @@ class Deriver:
             "observed": [None],
             "seq": [None],
         }
-        self._submit(shared, columns, {})
+        self._submit(shared, columns)
         self._after_enqueue()
 
     def schedule_deletion(self, workspace_id: str, session_id: str | None) -> None:
@@ -255,9 +254,13 @@ class Deriver:
 
     # -- internals --------------------------------------------------------------------
 
-    def _submit(self, shared: Row, columns: queue.Columns, tokens: dict[str, int]) -> None:
-        """Queue new units, or hold them for a claim when there is a gate."""
+    def _submit(
+        self, shared: Row, columns: queue.Columns, messages: list[Row] | None = None
+    ) -> None:
+        """Queue new units, or hold them for a claim when there is a gate (which weighs
+        them by the token counts of the ``messages`` that made them)."""
         if self._holding is not None:
+            tokens = {message["id"]: message["token_count"] for message in messages or ()}
             columns = self._holding.add(shared, columns, tokens, claimed=self._claimed)
         if columns["task_type"]:
             self._queue.enqueue(shared, columns)
@@ -279,7 +282,7 @@ class Deriver:
                     dream.observer, dream.observed, dream.dream_type, dream.rebuild
                 )
                 shared = {"workspace_id": unit["workspace_id"], "session_id": None}
-                self._submit({**shared, "session_uid": None}, columns, {})
+                self._submit({**shared, "session_uid": None}, columns)
         return True
 
     def _claim(self, *, flush: bool) -> bool:

@@ -4,7 +4,7 @@ the refusals it checks first, and the rows, numbered in the store and in their s
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fake_honcho.errors import HonchoError, real_bug
@@ -44,7 +44,6 @@ def store_messages(
     # Counted back to back, outside the lock: interleaved with the rest of the write,
     # each count runs with the tokenizer's tables out of the CPU cache (half as fast).
     counts = [token_count(draft["content"]) for draft in drafts]
-    index = message_index(fake.store)
     authors = list(dict.fromkeys(draft["peer_id"] for draft in drafts))
     with fake.store.lock:
         # As crud/message.py create_messages: scope authors refused, the SessionCreate
@@ -62,44 +61,56 @@ def store_messages(
                 # 3.1 inserts the session into a workspace only its cache holds, and that
                 # fails before the new peers' names are looked at
                 raise unable_to_create_session(sid)
-        joining: dict[str, Any] = {
-            pid: {} for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
-        }
-        try:
-            check_new_peer_names(fake, ws, list(joining), creating_workspace=True)
-        except HonchoError as corrected:
-            if fake.version.speaks(Feature.PEER_NAME_422):
-                raise
-            raise real_bug(fake, "real-invalid-author-500", corrected) from None
+        joining = [
+            pid for pid in authors if fake.store.get("session_peers", (ws, sid, pid)) is None
+        ]
+        if joining:  # no new member: no new peer, nothing to check
+            try:
+                check_new_peer_names(fake, ws, joining, creating_workspace=True)
+            except HonchoError as corrected:
+                if fake.version.speaks(Feature.PEER_NAME_422):
+                    raise
+                raise real_bug(fake, "real-invalid-author-500", corrected) from None
         # Honcho re-joins every author (crud/message.py create_messages ->
         # get_or_create_session), which restarts their joined_at.
         joins = plan_members(fake, ws, sid, {pid: {} for pid in authors})
-        ensure_session(fake, ws, sid)
+        if session is None:  # else it is there and active (checked above)
+            ensure_session(fake, ws, sid)
         write_members(fake, ws, sid, joins)
         # committed before the messages are inserted: a message the database refuses
         # leaves the session and its members (divergence real-unstorable-json-500)
         fake.store.commit()
-        stamp = now(fake)
-        in_session = len(index.session_ids(ws, sid))
-        rows = []
-        for offset, (draft, count) in enumerate(zip(drafts, counts, strict=True), start=1):
-            mid = fake.new_id()
-            row = message_row(  # in MESSAGE_KEYS order
-                mid,
-                draft["content"],
-                sys.intern(draft["peer_id"]),
-                sid,  # session_id
-                ws,  # workspace_id
-                draft["metadata"],
-                draft["created_at"] or stamp,
-                count,
-                index.next_seq(),  # _seq
-                in_session + offset,  # _seq_in_session
-            )
-            if draft["configuration"]:
-                # Only when set: ten keys keep the row dict in its smaller size class.
-                row["_configuration"] = draft["configuration"]
-            fake.store.put("messages", mid, row)
-            rows.append(row)
+        rows: list[Row] = []
+        fake.store.put_many("messages", _new_rows(fake, ws, sid, drafts, counts, rows))
         heard(ws, sid, rows)
     return rows
+
+
+def _new_rows(
+    fake: World, ws: str, sid: str, drafts: list[dict[str, Any]], counts: list[int], rows: list[Row]
+) -> Iterator[tuple[str, Row]]:
+    """Each draft's ``(id, row)``, built as it is taken (its id and numbers drawn just
+    before the store writes it), and appended to ``rows``."""
+    stamp = now(fake)
+    index = message_index(fake.store)
+    new_id, next_seq, intern = fake.new_id, index.next_seq, sys.intern
+    in_session = len(index.session_ids(ws, sid))
+    for offset, (draft, count) in enumerate(zip(drafts, counts, strict=True), start=1):
+        mid = new_id()
+        row = message_row(  # in MESSAGE_KEYS order
+            mid,
+            draft["content"],
+            intern(draft["peer_id"]),
+            sid,  # session_id
+            ws,  # workspace_id
+            draft["metadata"],
+            draft["created_at"] or stamp,
+            count,
+            next_seq(),  # _seq
+            in_session + offset,  # _seq_in_session
+        )
+        if draft["configuration"]:
+            # Only when set: ten keys keep the row dict in its smaller size class.
+            row["_configuration"] = draft["configuration"]
+        rows.append(row)
+        yield mid, row

@@ -140,6 +140,32 @@ class Store:
             for listener in listeners if listeners is not None else self._listeners_of(collection):
                 listener(collection, key, old, row)
 
+    def put_many(self, collection: str, items: Iterable[tuple[Key, Row]]) -> None:
+        """:meth:`put` each ``(key, row)`` in turn, with the lock taken once (a message
+        write's rows). ``items`` may be lazy: each is taken just before it is written,
+        so whatever building a row changes happens in the order a loop of puts has."""
+        columns = JSON_COLUMNS.get(collection, ())
+        with self.lock:
+            table = self._collections.get(collection)
+            if table is None:
+                table = self._collections[collection] = {}
+            undo = _UNDO.get()
+            for key, row in items:
+                for column in columns:
+                    value = row.get(column)
+                    if value and unstorable(value):
+                        raise Unstorable(collection, column)
+                old = table.get(key)
+                table[key] = row
+                if undo is not None:
+                    undo.append((collection, key, old))
+                # looked up per row: a listener may subscribe another (an index built)
+                listeners = self._notified.get(collection)
+                for listener in (
+                    listeners if listeners is not None else self._listeners_of(collection)
+                ):
+                    listener(collection, key, old, row)
+
     def delete(self, collection: str, key: Key) -> None:
         with self.lock:
             table = self._collections.get(collection, {})

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
+import random
 import sys
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from fake_honcho import FakeHoncho
+from fake_honcho.store.ids import _BYTE_TO_SYMBOL, IdFactory
+from fake_honcho.store.jsonb import Unstorable
 from fake_honcho.store.state import (
     MESSAGE_KEYS,
     NO_METADATA,
@@ -75,6 +79,51 @@ def test_listeners_hear_only_the_collections_they_asked_for() -> None:
         ("messages", "messages"),
         ("messages", "messages"),
     ]
+
+
+def test_put_many_is_a_loop_of_puts_taken_lazily() -> None:
+    """Listeners, the undo log and a refused row midway come out as with one put per row,
+    and each row is built only after the one before it was written."""
+
+    def write(many: bool) -> tuple[list[object], list[str]]:
+        store = Store()
+        heard: list[object] = []
+        store.subscribe(lambda c, k, old, new: heard.append((c, k, old, new)))
+        store.put("messages", "m1", {"id": "m1", "metadata": {}})
+        built: list[str] = []
+
+        def rows() -> Iterator[tuple[Key, Row]]:
+            for key, metadata in (
+                ("m1", {"a": 1}),
+                ("m2", {}),
+                ("m3", {"x": math.nan}),
+                ("m4", {}),
+            ):
+                built.append(f"{key} after {store.count('messages')}")
+                yield key, {"id": key, "metadata": metadata}
+
+        with pytest.raises(Unstorable), store.transaction():
+            store.commit()
+            if many:
+                store.put_many("messages", rows())
+            else:
+                for key, row in rows():
+                    store.put("messages", key, row)
+        heard.append(sorted(map(str, store.items("messages"))))
+        return heard, built
+
+    assert write(many=True) == write(many=False)
+    heard, built = write(many=True)
+    assert built == ["m1 after 1", "m2 after 1", "m3 after 2"]  # m4 never built
+    assert heard[-1] == ["('m1', {'id': 'm1', 'metadata': {}})"]  # rolled back to the commit
+
+
+def test_seeded_ids_are_random_bytes_of_the_seed() -> None:
+    """A seed names the same ids as ``Random(seed).randbytes`` (unchanged by how they are drawn)."""
+    ids, rng = IdFactory(5), random.Random(5)
+    expected = [rng.randbytes(21).translate(_BYTE_TO_SYMBOL).decode() for _ in range(50)]
+    assert [ids() for _ in range(50)] == expected
+    assert len({IdFactory()() for _ in range(50)}) == 50
 
 
 def test_a_detached_attachment_stops_listening_and_is_built_anew() -> None:
