@@ -136,8 +136,14 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
     would have taken it.
     """
     request = Request(scope, receive, send)
+    fake = getattr(scope.get("app"), "fake", None)
     try:
-        response = await _checked(endpoint, request, scope)
+        if fake is None:  # an app without a fake: the endpoint alone
+            response = await endpoint(request)
+        else:  # FastAPI's checks of the request, then the endpoint: one transaction
+            with fake.store.transaction():
+                await check_request(request, scope["route"])
+                response = await endpoint(request)
     except Exception as error:
         failed = error
     else:
@@ -161,17 +167,6 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
             raise
         return
     await wrap_app_handling_exceptions(raising(failed), request)(scope, receive, send)
-
-
-async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Response:
-    """The endpoint's answer, after FastAPI's checks of the request, its writes one
-    transaction of the fake's store (an app without a fake calls the endpoint alone)."""
-    fake = getattr(scope.get("app"), "fake", None)
-    if fake is None:
-        return await endpoint(request)
-    with fake.store.transaction():
-        await check_request(request, scope["route"])
-        return await endpoint(request)
 
 
 def raising(error: Exception) -> ASGIApp:

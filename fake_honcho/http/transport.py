@@ -58,11 +58,21 @@ def _scope(request: httpx.Request) -> Scope:
         "raw_path": raw_path,
         "query_string": query,
         "root_path": "",
-        "headers": [(name.lower(), value) for name, value in request.headers.raw],
+        "headers": _lowered(request.headers),
         "client": _CLIENT,
         "server": (url.host, port),
         "extensions": {},
     }
+
+
+def _lowered(headers: httpx.Headers) -> list[tuple[bytes, bytes]]:
+    """The headers as ASGI lists them, names lowercased. httpx keeps each header as (raw
+    name, lowercased name, value), so they are taken from there rather than lowercased
+    again (any other layout: from the public ``raw``)."""
+    try:
+        return [(name, value) for _, name, value in headers._list]
+    except (AttributeError, ValueError):  # pragma: no cover - an httpx that keeps them otherwise
+        return [(name.lower(), value) for name, value in headers.raw]
 
 
 class _Exchange:
