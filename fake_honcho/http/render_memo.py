@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import final
+from collections.abc import Callable, Iterable
+from typing import Any, final
 
 from fake_honcho.store.state import Key, Row, Store
 
@@ -48,13 +48,19 @@ class RenderMemo:
 
     def rendered(self, rows: Iterable[Row]) -> list[bytes | None]:
         """For each row, the JSON rendered from that very row object, if it is still kept."""
-        entries = self._entries
-        found: list[bytes | None] = []
-        for row in rows:
-            message_id = row.get("id")
-            entry = entries.get(message_id) if type(message_id) is str else None
-            found.append(entry[1] if entry is not None and entry[0] is row else None)
-        return found
+        get: Callable[[Any], tuple[Row, bytes] | None] = self._entries.get
+        try:  # one comprehension; a row whose id is unhashable is not kept anyway
+            return [
+                entry[1] if (entry := get(row.get("id"))) is not None and entry[0] is row else None
+                for row in rows
+            ]
+        except TypeError:
+            return [self._rendered(row) for row in rows]
+
+    def _rendered(self, row: Row) -> bytes | None:
+        message_id = row.get("id")
+        entry = self._entries.get(message_id) if type(message_id) is str else None
+        return entry[1] if entry is not None and entry[0] is row else None
 
     def keep(self, rendered: Iterable[tuple[Row, bytes]]) -> None:
         """Keep each row's JSON (a response's rows at once: one lock, one bound)."""

@@ -46,15 +46,17 @@ _CLIENT = ("127.0.0.1", 50000)
 def _scope(request: httpx.Request) -> Scope:
     url = request.url
     port = url.port or (443 if url.scheme == "https" else 80)
+    raw_path, _, query = url.raw_path.partition(b"?")
     return {
         "type": "http",
         "asgi": _ASGI,
         "http_version": "1.1",
         "method": request.method,
         "scheme": url.scheme,
-        "path": url.path,
-        "raw_path": url.raw_path.split(b"?", 1)[0],
-        "query_string": url.query,
+        # url.path is the raw path unquoted, which leaves one without "%" as it is
+        "path": url.path if b"%" in raw_path else raw_path.decode("ascii"),
+        "raw_path": raw_path,
+        "query_string": query,
         "root_path": "",
         "headers": [(name.lower(), value) for name, value in request.headers.raw],
         "client": _CLIENT,
