@@ -17,6 +17,7 @@ from pydantic_core import SchemaValidator, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
 from fake_honcho.errors import (
     HonchoError,
@@ -63,16 +64,37 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     value = scope.pop(UNREAD_JSON_SCOPE_KEY, _UNREAD)
     if value is not _UNREAD:  # decoded by check_request, not yet handed out
         return value
-    raw = await body_bytes(request)
+    raw = scope.get(BODY_SCOPE_KEY)
+    if raw is None:
+        raw = await request.body()
     if not raw:
         if required:
             raise missing_body()
         return None
-    if not is_json(request.headers.get("content-type")):
+    if not sends_json(request):
         return NotJSON(raw)
-    value = decode_json(raw)
-    scope[JSON_SCOPE_KEY] = value  # the journal keeps long strings by reference
+    return decoded(scope, raw)
+
+
+def decoded(scope: Scope, raw: bytes) -> Any:
+    """The JSON body ``raw`` (sent as JSON) decoded, or FastAPI's 400 or 422 for it."""
+    value = scope[JSON_SCOPE_KEY] = decode_json(raw)  # the journal keeps long strings by reference
     return value
+
+
+def content_type(request: Request) -> str | None:
+    """The ``Content-Type`` header, as ``request.headers.get`` gives it, read from the
+    scope without building the headers object."""
+    headers: list[tuple[bytes, bytes]] = request.scope["headers"]
+    for name, value in headers:
+        if name == b"content-type":
+            return value.decode("latin-1")
+    return None
+
+
+def sends_json(request: Request) -> bool:
+    """Whether the request's body is read as JSON (:func:`~fake_honcho.http.http_rules.is_json`)."""
+    return is_json(content_type(request))
 
 
 UNREAD_JSON_SCOPE_KEY = "fake_honcho.unread_json"
@@ -158,7 +180,7 @@ def refuse_unstorable(body: Any) -> None:
 def _explain_not_json(request: Request) -> None:
     """Why a real server's 422 refused the body, for the served fake's log (info: the
     answer itself stays the server's, and an in-process fake says nothing)."""
-    sent = request.headers.get("content-type")
+    sent = content_type(request)
     logger.info(
         "%s %s: 422 because the body was not read as JSON (%s); send the header "
         "Content-Type: application/json",

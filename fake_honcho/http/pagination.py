@@ -7,9 +7,8 @@ page past the end has no items but the true ``total`` and ``pages``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.requests import Request
 
@@ -26,8 +25,7 @@ MAX_OFFSET = 2**63 - 1
 OFFSET_OVERFLOW = "real-page-beyond-int64-500"
 
 
-@dataclass(frozen=True)
-class PageParams:
+class PageParams(NamedTuple):  # a tuple: one per list request, built quicker than a dataclass
     page: int = 1
     size: int = DEFAULT_SIZE
     reverse: bool = False

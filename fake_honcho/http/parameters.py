@@ -27,12 +27,12 @@ from fake_honcho.errors import RequestValidationError, ValidationItem, validatio
 from fake_honcho.http.endpoint import (
     UNREAD_JSON_SCOPE_KEY,
     body_bytes,
+    decoded,
     fake_of,
     query_str,
     read_body,
-    read_json,
+    sends_json,
 )
-from fake_honcho.http.http_rules import is_json
 from fake_honcho.http.ignored import check_query
 from fake_honcho.http.operations import JSON, Operation, operation_for
 from fake_honcho.http.request_models import request_error, scalar
@@ -95,10 +95,11 @@ async def check_request(request: Request, route: BaseRoute) -> None:
     checks = _checks_of(route, fake.version)
     if checks is None:
         return
-    json_body = checks.body is not None and is_json(request.headers.get("content-type"))
-    if json_body and await body_bytes(request):
-        # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
-        request.scope[UNREAD_JSON_SCOPE_KEY] = await read_json(request, required=False)
+    if checks.body is not None and sends_json(request):
+        body = await body_bytes(request)
+        if body:
+            # FastAPI's 400 or json_invalid first; the handler's read_json takes it as is
+            request.scope[UNREAD_JSON_SCOPE_KEY] = decoded(request.scope, body)
     items: list[ValidationItem] = []
     for name, validator, required in checks.query:
         raw = query_str(request, name)

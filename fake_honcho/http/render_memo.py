@@ -35,11 +35,18 @@ MEMO_FLOOR = 256_000
 
 @final
 class RenderMemo:
-    """Message id -> (the row rendered, its JSON), oldest first, within :attr:`bound` bytes."""
+    """A row object -> its JSON, oldest first, within :attr:`bound` bytes.
+
+    Entries are found by the row object's ``id()`` (a page's lookups are then one pass in
+    C). The memo keeps each entry's row alive, so no other object can take its ``id()``
+    while the entry lasts; one entry per message id, the last rendered.
+    """
 
     def __init__(self, store: Store) -> None:
         self.limit = MEMO_BYTES
-        self._entries: OrderedDict[str, tuple[Row, bytes]] = OrderedDict()
+        self._json: OrderedDict[int, bytes] = OrderedDict()  # id(row) -> JSON, oldest first
+        self._rows: dict[int, Row] = {}  # id(row) -> the row, alive while its entry is
+        self._by_message: dict[str, int] = {}  # message id -> id(row) of its entry
         self._size = 0
         self._lock = threading.Lock()
         with store.lock:
@@ -48,38 +55,34 @@ class RenderMemo:
 
     def rendered(self, rows: Iterable[Row]) -> list[bytes | None]:
         """For each row, the JSON rendered from that very row object, if it is still kept."""
-        entries = self._entries
-        found: list[bytes | None] = []
-        for row in rows:
-            message_id = row.get("id")
-            entry = entries.get(message_id) if type(message_id) is str else None
-            found.append(entry[1] if entry is not None and entry[0] is row else None)
-        return found
+        return list(map(self._json.get, map(id, rows)))
 
     def keep(self, rendered: Iterable[tuple[Row, bytes]]) -> None:
         """Keep each row's JSON (a response's rows at once: one lock, one bound)."""
         with self._lock:
-            entries = self._entries
             size = self._size
             for row, json in rendered:
-                message_id = row["id"]
-                replaced = entries.pop(message_id, None)
-                size += len(json) - (0 if replaced is None else len(replaced[1]))
-                entries[message_id] = (row, json)
+                size -= self._drop(row["id"])
+                key = id(row)
+                self._json[key] = json
+                self._rows[key] = row
+                self._by_message[row["id"]] = key
+                size += len(json)
             if size > MEMO_FLOOR or size > self.limit:  # else within bounds: skip computing it
                 bound = self.bound
                 while size > bound:
-                    _id, (_row, oldest) = entries.popitem(last=False)
-                    size -= len(oldest)
+                    size -= self._forget(next(iter(self._json)))
             self._size = size
 
     def clear(self) -> None:
         with self._lock:
-            self._entries.clear()
+            self._json.clear()
+            self._rows.clear()
+            self._by_message.clear()
             self._size = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._json)
 
     @property
     def bound(self) -> int:
@@ -91,10 +94,17 @@ class RenderMemo:
         """Bytes of rendered JSON kept."""
         return self._size
 
-    def _drop(self, message_id: str) -> None:
-        entry = self._entries.pop(message_id, None)
-        if entry is not None:
-            self._size -= len(entry[1])
+    def _drop(self, message_id: str) -> int:
+        """Forget the message's entry, if any; the bytes freed. Call with the lock held."""
+        key = self._by_message.get(message_id)
+        return 0 if key is None else self._forget(key)
+
+    def _forget(self, key: int) -> int:
+        """Forget the entry of the row whose ``id()`` is ``key``; the bytes freed."""
+        json = self._json.pop(key)  # before the row goes: its id() stays its own until then
+        row = self._rows.pop(key)
+        del self._by_message[row["id"]]
+        return len(json)
 
     def _on_change(self, collection: str, key: Key, old: Row | None, new: Row | None) -> None:
         if old is None:  # inserted: nothing kept yet
@@ -103,7 +113,7 @@ class RenderMemo:
             return
         self._content += (0 if new is None else len(new["content"])) - len(old["content"])
         with self._lock:  # replaced or deleted
-            self._drop(old["id"])
+            self._size -= self._drop(old["id"])
 
 
 def render_memo(store: Store) -> RenderMemo:

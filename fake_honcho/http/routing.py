@@ -33,35 +33,73 @@ from fake_honcho.http.parameters import check_request
 
 __all__ = ["DispatchRouter", "Found", "RoutedShortcut", "raising"]
 
-Table = dict[tuple[str, int], list["_Shape"]]
+Table = dict[tuple[str, int], "_Group"]
 Found = tuple["_Shape", dict[str, str]]
 
 
 class _Shape:
     """A route's path as segments: literal ones compared as strings, ``{name}`` ones taken."""
 
-    __slots__ = ("endpoint", "literals", "literals_at", "names", "params_at", "route")
+    __slots__ = ("endpoint", "literal", "literals", "names", "order", "params_at", "route")
 
-    def __init__(self, route: Route, segments: list[str]) -> None:
+    def __init__(self, route: Route, segments: list[str], order: int) -> None:
         self.route = route
+        self.order = order  # declaration order: the first full match wins
         self.endpoint = _plain_endpoint(route)
-        literal = [i for i, segment in enumerate(segments) if not _is_param(segment)]
+        self.literal = tuple(i for i, segment in enumerate(segments) if not _is_param(segment))
+        self.literals = tuple(segments[i] for i in self.literal)
         params = [i for i, segment in enumerate(segments) if _is_param(segment)]
         # Segment 0 is always the literal "" before the leading slash; adding it keeps
         # itemgetter returning a tuple even for one index.
-        self.literals_at = itemgetter(*literal, 0)
-        self.literals: Any = self.literals_at(segments)
         self.params_at = itemgetter(*params, 0)
         self.names = tuple(segments[i][1:-1] for i in params)
 
     def params(self, parts: list[str]) -> dict[str, str] | None:
-        """The path parameters if ``parts`` has this shape, else None."""
-        if self.literals_at(parts) != self.literals:
-            return None
+        """The path parameters of ``parts`` (whose literal segments are this shape's), or
+        None if one is empty."""
         values = self.params_at(parts)[:-1]
         if not all(values):  # a parameter matches one or more characters
             return None
         return dict(zip(self.names, values, strict=True))
+
+
+class _Group:
+    """The shapes of one method and segment count, found by their literal segments: one
+    dict lookup per layout of literals (usually one) instead of a comparison per route."""
+
+    __slots__ = ("_by_literal", "layouts")
+
+    def __init__(self) -> None:
+        self.layouts: list[tuple[itemgetter[Any], dict[Any, list[_Shape]]]] = []
+        self._by_literal: dict[tuple[int, ...], dict[Any, list[_Shape]]] = {}
+
+    def add(self, shape: _Shape) -> None:
+        by_literals = self._by_literal.get(shape.literal)
+        if by_literals is None:
+            by_literals = self._by_literal[shape.literal] = {}
+            self.layouts.append((itemgetter(*shape.literal, 0), by_literals))
+        by_literals.setdefault((*shape.literals, ""), []).append(shape)
+
+    def shapes(self) -> list[_Shape]:
+        return [
+            shape
+            for _, by_literals in self.layouts
+            for found in by_literals.values()
+            for shape in found
+        ]
+
+    def find(self, parts: list[str]) -> Found | None:
+        """The first shape in declaration order that fully matches ``parts``."""
+        best: Found | None = None
+        for literals_at, by_literals in self.layouts:
+            for shape in by_literals.get(literals_at(parts), ()):
+                if best is not None and shape.order > best[0].order:
+                    break
+                params = shape.params(parts)
+                if params is not None:
+                    best = (shape, params)
+                    break
+        return best
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -98,33 +136,37 @@ async def _serve(endpoint: Endpoint, scope: Scope, receive: Receive, send: Send)
     would have taken it.
     """
     request = Request(scope, receive, send)
+    fake = getattr(scope.get("app"), "fake", None)
     try:
-        response = await _checked(endpoint, request, scope)
+        if fake is None:  # an app without a fake: the endpoint alone
+            response = await endpoint(request)
+        else:  # FastAPI's checks of the request, then the endpoint: one transaction
+            with fake.store.transaction():
+                await check_request(request, scope["route"])
+                response = await endpoint(request)
     except Exception as error:
         failed = error
     else:
         if type(response).__call__ is not Response.__call__:
             await wrap_app_handling_exceptions(response, request)(scope, receive, send)
             return
-        try:
-            await response(scope, receive, send)
+        try:  # what Response.__call__ does for an HTTP scope, one coroutine fewer
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": response.status_code,
+                    "headers": response.raw_headers,
+                }
+            )
+            await send({"type": "http.response.body", "body": response.body})
+            if response.background is not None:
+                await response.background()
         except Exception as error:
             if _handles(scope, error):
                 raise RuntimeError(_STARTED) from error
             raise
         return
     await wrap_app_handling_exceptions(raising(failed), request)(scope, receive, send)
-
-
-async def _checked(endpoint: Endpoint, request: Request, scope: Scope) -> Response:
-    """The endpoint's answer, after FastAPI's checks of the request, its writes one
-    transaction of the fake's store (an app without a fake calls the endpoint alone)."""
-    fake = getattr(scope.get("app"), "fake", None)
-    if fake is None:
-        return await endpoint(request)
-    with fake.store.transaction():
-        await check_request(request, scope["route"])
-        return await endpoint(request)
 
 
 def raising(error: Exception) -> ASGIApp:
@@ -175,14 +217,17 @@ class DispatchRouter(Router):
 
     def _index(self) -> Table:
         table: Table = {}
-        for route in self.routes:
+        for order, route in enumerate(self.routes):
             segments = _segments(route)
             if segments is None:
                 return {}
             assert isinstance(route, Route) and route.methods
-            shape = _Shape(route, segments)
+            shape = _Shape(route, segments, order)
             for method in route.methods:
-                table.setdefault((method, len(segments)), []).append(shape)
+                group = table.get((method, len(segments)))
+                if group is None:
+                    group = table[method, len(segments)] = _Group()
+                group.add(shape)
         return table
 
     def lookup(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
@@ -199,11 +244,8 @@ class DispatchRouter(Router):
         if path.endswith("\n"):
             return None
         parts = path.split("/")
-        for shape in self._table.get((method, len(parts)), ()):
-            params = shape.params(parts)
-            if params is not None:
-                return shape, params
-        return None
+        group = self._table.get((method, len(parts)))
+        return None if group is None else group.find(parts)
 
     def match(self, scope: Scope) -> Found | None:
         """:meth:`lookup`'s route (as its table entry) for an HTTP scope the table can

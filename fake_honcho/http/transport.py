@@ -46,21 +46,33 @@ _CLIENT = ("127.0.0.1", 50000)
 def _scope(request: httpx.Request) -> Scope:
     url = request.url
     port = url.port or (443 if url.scheme == "https" else 80)
+    raw_path, _, query = url.raw_path.partition(b"?")
     return {
         "type": "http",
         "asgi": _ASGI,
         "http_version": "1.1",
         "method": request.method,
         "scheme": url.scheme,
-        "path": url.path,
-        "raw_path": url.raw_path.split(b"?", 1)[0],
-        "query_string": url.query,
+        # url.path is the raw path unquoted, which leaves one without "%" as it is
+        "path": url.path if b"%" in raw_path else raw_path.decode("ascii"),
+        "raw_path": raw_path,
+        "query_string": query,
         "root_path": "",
-        "headers": [(name.lower(), value) for name, value in request.headers.raw],
+        "headers": _lowered(request.headers),
         "client": _CLIENT,
         "server": (url.host, port),
         "extensions": {},
     }
+
+
+def _lowered(headers: httpx.Headers) -> list[tuple[bytes, bytes]]:
+    """The headers as ASGI lists them, names lowercased. httpx keeps each header as (raw
+    name, lowercased name, value), so they are taken from there rather than lowercased
+    again (any other layout: from the public ``raw``)."""
+    try:
+        return [(name, value) for _, name, value in headers._list]
+    except (AttributeError, ValueError):  # pragma: no cover - an httpx that keeps them otherwise
+        return [(name.lower(), value) for name, value in headers.raw]
 
 
 class _Exchange:

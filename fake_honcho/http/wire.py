@@ -121,6 +121,8 @@ def dumps(value: Any) -> bytes:
     """
     parts: list[bytes] = []
     try:
+        if type(value) is dict and not _holds_rows(value):  # most answers: one encoder call
+            return _encode(value).encode()
         _write(value, parts)
     except UnicodeEncodeError:
         return _ESCAPED.encode(plain(value)).encode()
@@ -133,11 +135,18 @@ def _write(value: Any, parts: list[bytes]) -> None:
         _write_rows(value.rows, parts, value.memo)
     elif type(value) is dict and _holds_rows(value) and all(type(key) is str for key in value):
         separator = b"{"
+        others: dict[str, Any] = {}  # a run of values without rows, encoded at once
         for key, item in value.items():
+            if type(item) is not PublicRows and type(item) is not dict:
+                others[key] = item
+                continue
+            if others:
+                parts.append(separator + _encode(others)[1:-1].encode())
+                separator, others = b",", {}
             parts.append(separator + _escape(key).encode() + b":")
             _write(item, parts)
             separator = b","
-        parts.append(b"}")
+        parts.append(separator + _encode(others)[1:-1].encode() + b"}" if others else b"}")
     else:
         parts.append(_encode(value).encode())
 
@@ -147,6 +156,12 @@ def _write_rows(rows: list[Row], parts: list[bytes], memo: RenderMemo | None) ->
         parts.append(b"[]")
         return
     kept = memo.rendered(rows) if memo is not None else [None] * len(rows)
+    if None not in kept:  # every row's JSON kept: the rows between commas, for dumps' join
+        pieces: list[Any] = [b","] * (2 * len(kept) + 1)
+        pieces[0], pieces[-1] = b"[", b"]"
+        pieces[1::2] = kept
+        parts += pieces
+        return
     repeated: dict[Any, tuple[bytes, bytes]] = {}  # rendered parts that recur row after row
     fresh: list[tuple[Row, bytes]] = []  # message rows rendered now, for the memo
     separator = b"["

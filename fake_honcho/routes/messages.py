@@ -216,15 +216,15 @@ async def list_messages(request: Request) -> Response:
         body.get("filters"), MESSAGE, dialect_for(fake.version, fake.real_bugs)
     )
     index, memo = message_index(fake.store), render_memo(fake.store)
+
+    def fetch(window: list[str]) -> list[Row]:
+        rows = fake.store.get_many("messages", window)
+        return rows if None not in rows else [row or {} for row in rows]  # type: ignore[return-value]
+
     with fake.store.lock:
         ids = index.session_ids(ws, sid)
         if predicate is None:
-            page = page_of(
-                ids,
-                params,
-                fetch=lambda window: [row or {} for row in fake.store.get_many("messages", window)],
-                memo=memo,
-            )
+            page = page_of(ids, params, fetch=fetch, memo=memo)
         else:
             matching = [row for row in index.rows(ids) if predicate(row)]
             page = page_of(matching, params, memo=memo)

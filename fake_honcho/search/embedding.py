@@ -65,6 +65,11 @@ _DENSE = 32
 _DENSE_RANGE = 15
 _TERM_WEIGHT = 64
 
+_SHIFTED = bytes(byte % (2 * _DENSE_RANGE + 1) for byte in range(256))
+_SQUARES = bytes(  # a shifted value's square, for the norm (a byte: at most 225)
+    (value - _DENSE_RANGE) ** 2 if value <= 2 * _DENSE_RANGE else 0 for value in range(256)
+)
+
 VectorFunction = Callable[[str], Sequence[float]]
 """A user's embedder: text in, vector out (any fixed length)."""
 
@@ -109,11 +114,11 @@ class HashedEmbedder:
         span = dimensions - _DENSE
         buckets = array("I", sorted({_bucket(term, span) for term in terms(text)}))
         digest = hashlib.blake2b(text.strip().lower().encode(), digest_size=_DENSE).digest()
-        dense = [byte % (2 * _DENSE_RANGE + 1) - _DENSE_RANGE for byte in digest]
-        if not any(dense):
-            dense[0] = 1
-        norm = len(buckets) * _TERM_WEIGHT * _TERM_WEIGHT + sum(map(mul, dense, dense))
-        return HashedCode(buckets, bytes(value + _DENSE_RANGE for value in dense), norm)
+        shifted = digest.translate(_SHIFTED)  # each byte % 31: a value -15..15, plus 15
+        if shifted.count(_DENSE_RANGE) == _DENSE:  # every value 0: the first is made 1
+            shifted = bytes((_DENSE_RANGE + 1,)) + shifted[1:]
+        norm = len(buckets) * _TERM_WEIGHT * _TERM_WEIGHT + sum(shifted.translate(_SQUARES))
+        return HashedCode(buckets, shifted, norm)
 
     def distance(self, query: object, item: object) -> float:
         assert isinstance(query, HashedCode) and isinstance(item, HashedCode)

@@ -33,7 +33,7 @@ import math
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain, compress, repeat
 from operator import add, ge, itemgetter, le, mul, sub, truediv
 
@@ -88,20 +88,32 @@ class _Block:
 
     def dots(self, plan: _Plan) -> int:
         """Every row's dense dot product with the query plus :data:`_BIAS`, one 16-bit
-        field per row of one int: sums of the columns by the query's signed binary
-        digits (:class:`_Plan`), about 54 additions of big ints, in C."""
+        field per row of one int: the columns summed by the size of their query value,
+        and the sizes' sums by its signed binary digits (:class:`_Plan`), about 46
+        additions of big ints, in C."""
         if self._packed is None:
             self._packed = _Packed(self)
         columns = self._packed.columns
-        total = 0
+        sums = []
+        for first, added, subtracted in plan.groups:
+            value = columns[first]
+            for column in added:
+                value += columns[column]
+            for column in subtracted:
+                value -= columns[column]
+            sums.append(value)
+        # the sum so far is ``total``, negated where ``negated`` (no big int is negated)
+        total, negated = 0, False
         for digits in plan.powers:
             total <<= 1
-            for column, sign in digits:
-                if sign > 0:
-                    total += columns[column]
+            for group, sign in digits:
+                if not total:
+                    total, negated = sums[group], sign < 0
+                elif (sign < 0) == negated:
+                    total += sums[group]
                 else:
-                    total -= columns[column]
-        return total + plan.bias * self._packed.ones
+                    total -= sums[group]
+        return self._packed.biased - total if negated else total + self._packed.biased
 
     def fields(self, total: int) -> array[int]:
         """:meth:`dots`'s fields, one per row."""
@@ -134,34 +146,50 @@ class _Block:
 
 
 class _Packed:
-    """A block's columns, each one int of 16-bit fields (a field per row), and what
-    :meth:`_Block.dots` and :meth:`_Block.reaching` add to them."""
+    """A block's columns, each one int of 16-bit fields (a field per row, its tail value
+    -15..15: a negative one borrows from the next, exact all the same, as is every sum
+    of them), and what :meth:`_Block.dots` and :meth:`_Block.reaching` add to them."""
 
-    __slots__ = ("columns", "ones", "rho_most", "rhos", "tops")
+    __slots__ = ("biased", "columns", "rho_most", "rhos", "tops")
 
     def __init__(self, block: _Block) -> None:
-        self.ones = _packed(array("H", [1]) * len(block.rows))
-        self.columns = [_packed(column) for column in block.columns]
+        ones = _packed(array("H", [1]) * len(block.rows))
+        shift = _SHIFT * ones
+        self.columns = [_packed(column) - shift for column in block.columns]
+        self.biased = _BIAS * ones
         self.rhos = _packed(block.rhos)
         self.rho_most = max(block.rhos, default=0)
-        self.tops = _TOPS * self.ones
+        self.tops = _TOPS * ones
 
 
 class _Plan:
-    """A query's dense tail as :meth:`_Block.dots` sums the columns: each value (-15..15)
-    in signed binary digits (15 is 16 - 1), the columns to add or subtract at each
-    power of two, highest first, and the bias less the tail's sum times 15 (the columns
-    hold each value plus 15)."""
+    """A query's dense tail as :meth:`_Block.dots` sums the columns: ``groups``, per size
+    of value (1..15) in the tail, its first column, the columns of that one's sign and
+    those of the other sign; ``powers``, per power of two, highest first, the groups to
+    add (each sum negated where its first column's value is negative) with their signs:
+    the sizes in signed binary digits (15 is 16 - 1)."""
 
-    __slots__ = ("bias", "powers")
+    __slots__ = ("groups", "powers")
 
     def __init__(self, query: HashedCode) -> None:
-        self.powers: list[list[tuple[int, int]]] = [[] for _ in range(_POWERS)]
+        by_value: dict[int, list[int]] = {}
         for column, shifted in enumerate(query.shifted):
-            value = shifted - _SHIFT
-            for power, sign in _DIGITS[value]:
-                self.powers[_POWERS - 1 - power].append((column, sign))
-        self.bias = _BIAS - _SHIFT * (sum(query.shifted) - _DENSE * _SHIFT)
+            by_value.setdefault(shifted, []).append(column)
+        self.groups: list[tuple[int, list[int], list[int]]] = []
+        self.powers: list[list[tuple[int, int]]] = [[] for _ in range(_POWERS)]
+        for size in range(1, _DENSE_RANGE + 1):
+            plus, minus = by_value.get(_SHIFT + size), by_value.get(_SHIFT - size)
+            if plus is not None:
+                sign = 1
+                self.groups.append((plus[0], plus[1:], minus or []))
+            elif minus is not None:
+                sign = -1
+                self.groups.append((minus[0], minus[1:], []))
+            else:
+                continue
+            group = len(self.groups) - 1
+            for place, digit in _PLACES[size]:
+                self.powers[place].append((group, sign * digit))
 
 
 def _signed_digits(value: int) -> list[tuple[int, int]]:
@@ -178,8 +206,12 @@ def _signed_digits(value: int) -> list[tuple[int, int]]:
     return digits
 
 
-_DIGITS = {value: _signed_digits(value) for value in range(-_DENSE_RANGE, _DENSE_RANGE + 1)}
+_DIGITS = {size: _signed_digits(size) for size in range(1, _DENSE_RANGE + 1)}
 _POWERS = 1 + max(power for digits in _DIGITS.values() for power, _ in digits)
+_PLACES = {  # a size's digits: (its power's place in _Plan.powers, +1 or -1)
+    size: [(_POWERS - 1 - power, digit) for power, digit in digits]
+    for size, digits in _DIGITS.items()
+}
 
 
 def _packed(values: array[int]) -> int:
@@ -289,8 +321,7 @@ class HashedRows:
             return []
         found.sort(key=itemgetter(1))
         _, rows, products = zip(*found, strict=True)
-        norms = map(self._norms.__getitem__, rows)
-        distances = map(pg_cosine_distance, products, repeat(query.norm), norms)
+        distances = _distances(products, query.norm, map(self._norms.__getitem__, rows))
         return list(zip(rows, distances, strict=True))
 
     def _reaching(
@@ -366,6 +397,16 @@ class HashedRows:
             )
             found.append((dot / roots[row], row, dot))
         return found
+
+
+def _distances(products: Iterable[int], norm: int, norms: Iterable[float]) -> list[float]:
+    """:func:`pg_cosine_distance` of each dot product and norm with the query's ``norm``
+    (every norm positive), the same float operations mapped in C."""
+    roots = map(math.sqrt, map(mul, repeat(float(norm)), norms))
+    similarities = list(map(truediv, products, roots))
+    if similarities and (min(similarities) < -1.0 or max(similarities) > 1.0):
+        return [pg_cosine_distance(similarity, 1, 1) for similarity in similarities]
+    return list(map(sub, repeat(1.0), similarities))
 
 
 def _guesses(block: _Block, fields: array[int], need: int) -> Iterator[float]:

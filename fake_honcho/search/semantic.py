@@ -244,12 +244,9 @@ class MessageEmbeddings:
                 rows = self._nearest_rows(space, target, 2 * limit)
             if rows is None:
                 rows = self._every_row_sorted(space, target, 2 * limit, session_id, peer_id, where)
-            seen: dict[str, None] = {}
-            for row in rows:
-                owner = space.owners[row]
-                if owner is not None:
-                    seen.setdefault(owner)
-            found = (self.store.get("messages", mid) for mid in list(seen)[:limit])
+            seen = dict.fromkeys(map(space.owners.__getitem__, rows))  # first seen first
+            live = [mid for mid in seen if mid is not None][:limit]  # None: deleted
+            found = (self.store.get("messages", mid) for mid in live)
             return [row for row in found if row is not None]
 
     def _every_row_sorted(
@@ -296,10 +293,10 @@ class MessageEmbeddings:
             return []
         ranked = space.nearest.nearest(target, wanted)  # type: ignore[arg-type]
         ordered = sorted(ranked, key=itemgetter(1))  # never NaN: every code has a norm
-        head = [distance for _, distance in ordered[: wanted + 1]]
+        head = list(map(itemgetter(1), ordered[: wanted + 1]))
         if len(set(head)) < len(head):  # a tie among the nearest, or at the cut
             return None
-        return [row for row, _ in ordered[:wanted]]
+        return list(map(itemgetter(0), ordered[:wanted]))
 
 
 def _sortable(distance: float) -> float:

@@ -134,7 +134,7 @@ def test_matched_requests_skip_the_exception_middleware_but_keep_its_handling() 
 def test_the_fakes_routes_are_served_without_starlettes_per_request_wrappers(
     router: DispatchRouter,
 ) -> None:
-    shapes = [shape for shapes in router._index().values() for shape in shapes]
+    shapes = [shape for group in router._index().values() for shape in group.shapes()]
     direct = {shape.route.path for shape in shapes if shape.endpoint is not None}
     assert "/v3/workspaces/{workspace_id}/search" in direct
     assert len(direct) > len(router.routes) // 2
