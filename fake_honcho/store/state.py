@@ -120,41 +120,24 @@ class Store:
         A row whose JSON columns hold what PostgreSQL refuses is not written:
         :class:`~fake_honcho.store.jsonb.Unstorable`.
         """
-        # The hot path of every write: lookups inlined, no empty table built per call.
-        columns = JSON_COLUMNS.get(collection)
-        if columns is not None:
-            for column in columns:
-                value = row.get(column)
-                if value and unstorable(value):
-                    raise Unstorable(collection, column)
-        with self.lock:
-            table = self._collections.get(collection)
-            if table is None:
-                table = self._collections[collection] = {}
-            old = table.get(key)
-            table[key] = row
-            undo = _UNDO.get()
-            if undo is not None:
-                undo.append((collection, key, old))
-            listeners = self._notified.get(collection)
-            for listener in listeners if listeners is not None else self._listeners_of(collection):
-                listener(collection, key, old, row)
+        self.put_many(collection, ((key, row),))
 
     def put_many(self, collection: str, items: Iterable[tuple[Key, Row]]) -> None:
         """:meth:`put` each ``(key, row)`` in turn, with the lock taken once (a message
         write's rows). ``items`` may be lazy: each is taken just before it is written,
         so whatever building a row changes happens in the order a loop of puts has."""
+        # The hot path of every write: lookups inlined, no empty table built per call.
         columns = JSON_COLUMNS.get(collection, ())
         with self.lock:
             table = self._collections.get(collection)
-            if table is None:
-                table = self._collections[collection] = {}
             undo = _UNDO.get()
             for key, row in items:
                 for column in columns:
                     value = row.get(column)
                     if value and unstorable(value):
                         raise Unstorable(collection, column)
+                if table is None:  # made by the first row written, not by a refused one
+                    table = self._collections[collection] = {}
                 old = table.get(key)
                 table[key] = row
                 if undo is not None:

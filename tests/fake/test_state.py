@@ -118,6 +118,16 @@ def test_put_many_is_a_loop_of_puts_taken_lazily() -> None:
     assert heard[-1] == ["('m1', {'id': 'm1', 'metadata': {}})"]  # rolled back to the commit
 
 
+def test_a_refused_first_row_makes_no_collection() -> None:
+    """A state file lists collections in the order their first row was written."""
+    store = Store()
+    with pytest.raises(Unstorable):
+        store.put("messages", "m1", {"id": "m1", "metadata": {"x": math.nan}})
+    store.put("peers", "p1", {"id": "p1"})
+    store.put("messages", "m2", {"id": "m2", "metadata": {}})
+    assert store.collections() == ["peers", "messages"]
+
+
 def test_seeded_ids_are_random_bytes_of_the_seed() -> None:
     """A seed names the same ids as ``Random(seed).randbytes`` (unchanged by how they are drawn)."""
     ids, rng = IdFactory(5), random.Random(5)
