@@ -21,7 +21,12 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fake_honcho.http.http_rules import BODY_SCOPE_KEY, IGNORED_SCOPE_KEY, JSON_SCOPE_KEY
+from fake_honcho.http.http_rules import (
+    BODY_SCOPE_KEY,
+    IGNORED_SCOPE_KEY,
+    JSON_SCOPE_KEY,
+    header,
+)
 from fake_honcho.http.wire import escaped
 
 _escape = json.encoder.encode_basestring  # a str as json.dumps(ensure_ascii=False) writes it
@@ -355,10 +360,8 @@ _HOST_HEADER = b"x-honcho-host"
 
 def _honcho_host(scope: Scope) -> str | None:
     """The ``X-Honcho-Host`` header: which SDK (and version) sent the request."""
-    for name, value in scope.get("headers", ()):
-        if name == _HOST_HEADER:
-            return str(value.decode("latin-1"))
-    return None
+    value = header(scope, _HOST_HEADER)
+    return None if value is None else value.decode("latin-1")
 
 
 async def _rest_of_body(message: Message, receive: Receive) -> tuple[bytes, bool]:

@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fake_honcho.harness.faults import FaultMiddleware, Faults
 from fake_honcho.harness.journal import Journal, JournalMiddleware, journaled, recording
 from fake_honcho.http.app import HonchoApp
-from fake_honcho.http.http_rules import CORSMiddleware, has_origin
+from fake_honcho.http.http_rules import CORSMiddleware, header
 
 __all__ = ["RequestStack"]
 
@@ -45,7 +45,7 @@ class RequestStack:
         self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.faults.armed or has_origin(scope):
+        if scope["type"] != "http" or self.faults.armed or header(scope, b"origin") is not None:
             await self.layered(scope, receive, send)
             return
         if self.auth is not None:

@@ -31,7 +31,6 @@ No key or secret appears in a repr, a log line or an error.
 
 from __future__ import annotations
 
-import email.message
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -41,7 +40,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fake_honcho.errors import HonchoError
 from fake_honcho.http.access import CLAIMS_KEY, authorise, claims_of, is_member
-from fake_honcho.http.http_rules import BODY_SCOPE_KEY, decode_json
+from fake_honcho.http.http_rules import BODY_SCOPE_KEY, decode_json, header, is_json
 from fake_honcho.http.keyring import (
     ADMIN_CLAIMS,
     ISSUED_KEYS,
@@ -79,25 +78,18 @@ NO_TOKEN = "No access token provided"
 
 def _bearer_token(scope: Scope) -> str | None:
     """FastAPI's ``HTTPBearer(auto_error=False)``: the credentials of a ``Bearer`` header."""
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            token = token.strip()
-            return token if scheme.lower() == "bearer" and token else None
-    return None
+    value = header(scope, b"authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.decode("latin-1").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
 
 
 def _json_content(scope: Scope) -> bool:
     """Whether FastAPI would decode the body as JSON (no content type, or a JSON one)."""
-    for name, value in scope["headers"]:
-        if name == b"content-type":
-            message = email.message.Message()
-            message["content-type"] = value.decode("latin-1")
-            subtype = message.get_content_subtype()
-            return message.get_content_maintype() == "application" and (
-                subtype == "json" or subtype.endswith("+json")
-            )
-    return True
+    value = header(scope, b"content-type")
+    return value is None or is_json(value.decode("latin-1"))
 
 
 def _undecodable_body(scope: Scope, route: Route) -> HonchoError | None:

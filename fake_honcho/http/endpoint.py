@@ -26,7 +26,13 @@ from fake_honcho.errors import (
     UnhandledError,
     missing_body,
 )
-from fake_honcho.http.http_rules import BODY_SCOPE_KEY, JSON_SCOPE_KEY, decode_json, is_json
+from fake_honcho.http.http_rules import (
+    BODY_SCOPE_KEY,
+    JSON_SCOPE_KEY,
+    decode_json,
+    header,
+    is_json,
+)
 from fake_honcho.http.ignored import check_body
 from fake_honcho.http.render_memo import render_memo
 from fake_honcho.http.request_models import RawBody, request_error, scalar
@@ -85,11 +91,8 @@ def decoded(scope: Scope, raw: bytes) -> Any:
 def content_type(request: Request) -> str | None:
     """The ``Content-Type`` header, as ``request.headers.get`` gives it, read from the
     scope without building the headers object."""
-    headers: list[tuple[bytes, bytes]] = request.scope["headers"]
-    for name, value in headers:
-        if name == b"content-type":
-            return value.decode("latin-1")
-    return None
+    value = header(request.scope, b"content-type")
+    return None if value is None else value.decode("latin-1")
 
 
 def sends_json(request: Request) -> bool:

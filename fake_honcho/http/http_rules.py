@@ -43,7 +43,7 @@ __all__ = [
     "UNHANDLED_SCOPE_KEY",
     "CORSMiddleware",
     "decode_json",
-    "has_origin",
+    "header",
     "in_honcho_order",
     "is_json",
     "without_implicit_head",
@@ -203,7 +203,7 @@ class CORSMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if not has_origin(scope):
+        if header(scope, b"origin") is None:  # not a CORS request
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
@@ -252,12 +252,13 @@ class CORSMiddleware:
         return sending
 
 
-def has_origin(scope: Scope) -> bool:
-    """Whether an HTTP request carries ``Origin``: a CORS request."""
-    for name, _value in scope["headers"]:  # noqa: SIM110 - a plain loop: no generator per request
-        if name == b"origin":
-            return True
-    return False
+def header(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of the lowercased header ``name`` of an HTTP request, read from the
+    scope (no headers object built per request), or None when it was not sent."""
+    for sent, value in scope.get("headers", ()):
+        if sent == name:
+            return value
+    return None
 
 
 def decode_json(raw: bytes) -> Any:
