@@ -70,9 +70,7 @@ async def read_json(request: Request, *, required: bool = True) -> Any:
     value = scope.pop(UNREAD_JSON_SCOPE_KEY, _UNREAD)
     if value is not _UNREAD:  # decoded by check_request, not yet handed out
         return value
-    raw = scope.get(BODY_SCOPE_KEY)
-    if raw is None:
-        raw = await request.body()
+    raw = await body_bytes(request)
     if not raw:
         if required:
             raise missing_body()
