@@ -22,6 +22,7 @@ from fake_honcho.store.resources import (
     ensure_workspace,
     is_scope,
     new_peer,
+    unable_to_create_peers,
 )
 from fake_honcho.versions import Feature
 
@@ -70,10 +71,7 @@ async def update(request: Request) -> Response:
 def _upsert(
     fake: Server, ws: str, pid: str, metadata: Any, configuration: Any
 ) -> tuple[dict[str, Any], bool]:
-    if fake.store.get("workspaces", ws) is None:  # the 409 built only when it may be sent
-        ensure_workspace(
-            fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {[pid]}")
-        )
+    ensure_workspace(fake, ws, creating=lambda: unable_to_create_peers([pid]))
     row = fake.store.get("peers", (ws, pid))
     if row is None:
         row = new_peer(fake, ws, pid, metadata, configuration)

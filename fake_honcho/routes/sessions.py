@@ -95,7 +95,7 @@ async def get_or_create(request: Request) -> Response:
             if text is not None and fake.store.get("workspaces", ws) is None:
                 raise HonchoError(422, text)
             _check_peer_names(fake, ws, peers, 422, creating_workspace=True)
-            ensure_workspace(fake, ws, creating=unable_to_create_session(sid))
+            ensure_workspace(fake, ws, creating=lambda: unable_to_create_session(sid))
             row = new_session(fake, ws, sid, metadata, configuration)
             if peers:
                 add_members(fake, ws, sid, peers)

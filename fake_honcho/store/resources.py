@@ -7,7 +7,7 @@ Rows are never mutated in place; changed copies are ``put`` back.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -167,17 +167,17 @@ def ensure_workspace(
     fake: World,
     ws: str,
     refused: HonchoError | None = None,
-    creating: HonchoError | None = None,
+    creating: Callable[[], HonchoError] | None = None,
 ) -> tuple[Row, bool]:
     """The workspace, created empty if missing; ``(row, created)``; an invalid name is
     answered as :func:`check_new_name` says. While 3.1's cache holds it without a row
-    (:func:`cached_only`) the server's insert of what is ``creating`` fails: that 409,
-    or without one a 500."""
+    (:func:`cached_only`) the server's insert of what is being created fails: the 409
+    ``creating()`` builds (only then: most calls find the workspace), or without it a 500."""
     row = fake.store.get("workspaces", ws)
     if row is not None:
         return row, False
     if cached_only(fake, ws) is not None:
-        raise creating or UnhandledError(PHANTOM_WORKSPACE)
+        raise creating() if creating is not None else UnhandledError(PHANTOM_WORKSPACE)
     check_new_name(fake, ws, refused)
     row = {"id": ws, "metadata": {}, "configuration": {}, "created_at": now(fake)}
     fake.store.put("workspaces", ws, row)
@@ -291,7 +291,7 @@ def ensure_peers(fake: World, ws: str, names: list[str]) -> None:
         check_new_name(fake, ws)  # the workspace is built before the peers
     check_new_peer_names(fake, ws, missing)
     names = list(dict.fromkeys(missing))
-    ensure_workspace(fake, ws, creating=HonchoError(409, f"Unable to create or get peers: {names}"))
+    ensure_workspace(fake, ws, creating=lambda: unable_to_create_peers(names))
     for pid in names:
         fake.store.put("peers", (ws, pid), new_peer(fake, ws, pid, None, None))
 
@@ -304,6 +304,10 @@ def get_peer(fake: World, ws: str, pid: str) -> Row:
 
 
 # -- sessions -----------------------------------------------------------------
+
+
+def unable_to_create_peers(names: list[str]) -> HonchoError:
+    return HonchoError(409, f"Unable to create or get peers: {names}")
 
 
 def unable_to_create_session(sid: str) -> HonchoError:
@@ -344,7 +348,7 @@ def ensure_session(
             raise session_not_found(ws, sid)
         return row, False
     check_new_name(fake, sid, refused)
-    ensure_workspace(fake, ws, refused, creating=unable_to_create_session(sid))
+    ensure_workspace(fake, ws, refused, creating=lambda: unable_to_create_session(sid))
     row = new_session(fake, ws, sid, None, None)
     fake.store.put("sessions", (ws, sid), row)
     return row, True

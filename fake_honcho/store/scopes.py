@@ -109,7 +109,7 @@ def get_or_create(
     """
     names = [peer_id(name) for name in wanted]
     ensure_workspace(
-        fake, ws, creating=HonchoError(409, f"Unable to create or get scopes: {names}")
+        fake, ws, creating=lambda: HonchoError(409, f"Unable to create or get scopes: {names}")
     )
     rows: list[Row] = []
     created = False
